@@ -1,0 +1,99 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+)
+
+// ApprovalRequest is one call waiting for a decision.
+type ApprovalRequest struct {
+	CallID   string `json:"callId"`
+	ParentID string `json:"parentId,omitempty"`
+	Tool     string `json:"tool"`
+	// Args as the caller wrote them. In a batch, a {"$ref": ...} placeholder
+	// stands for a value another operation of the same batch will produce.
+	Args        json.RawMessage `json:"args"`
+	Annotations Annotations     `json:"annotations"`
+}
+
+// Decision answers one ApprovalRequest.
+type Decision struct {
+	Approved bool   `json:"approved"`
+	Reason   string `json:"reason,omitempty"` // shown in the denied error's message
+}
+
+// Approver decides a set of pending calls at once, so a host can show a user
+// a whole batch (or a whole model step) in one prompt. It returns one decision
+// per request, in order. An error, or the wrong number of decisions, denies
+// every call of the set.
+type Approver interface {
+	Approve(ctx context.Context, reqs []ApprovalRequest) ([]Decision, error)
+}
+
+// ApproverFunc adapts a function to Approver.
+type ApproverFunc func(ctx context.Context, reqs []ApprovalRequest) ([]Decision, error)
+
+func (f ApproverFunc) Approve(ctx context.Context, reqs []ApprovalRequest) ([]Decision, error) {
+	return f(ctx, reqs)
+}
+
+// ApprovalPolicy reports whether a call of tool t needs the Approver.
+type ApprovalPolicy func(t *Tool) bool
+
+// GateWrites is the default policy: read-only tools run without asking,
+// every other tool goes to the Approver.
+func GateWrites(t *Tool) bool { return !t.Annotations.ReadOnlyHint }
+
+// approval is the engine-side state of one gated call: the decision, once made.
+type approval struct {
+	decided  bool
+	approved bool
+	reason   string
+}
+
+func (a *approval) err(tool string) *Error {
+	msg := fmt.Sprintf("call of %q was denied", tool)
+	if a.reason != "" {
+		msg += ": " + a.reason
+	}
+	return &Error{Code: CodeDenied, Message: msg}
+}
+
+// pendingApproval pairs a request with where its decision goes.
+type pendingApproval struct {
+	req ApprovalRequest
+	out *approval
+}
+
+// approve sends the set to the Approver in one request (after an
+// approval_required event) and records every decision. It never fails: an
+// Approver error or a timeout denies the whole set, with the reason.
+func (r *run) approve(ctx context.Context, set []pendingApproval) {
+	if len(set) == 0 {
+		return
+	}
+	reqs := make([]ApprovalRequest, len(set))
+	for i, p := range set {
+		reqs[i] = p.req
+	}
+	r.emit(ctx, Event{Type: EventApprovalRequired, Approvals: reqs})
+	actx, cancel := context.WithTimeout(ctx, r.eng.cfg.ApprovalTimeout.D())
+	defer cancel()
+	decisions, err := r.eng.approver.Approve(actx, reqs)
+	if err == nil && len(decisions) != len(reqs) {
+		err = fmt.Errorf("approver returned %d decisions for %d calls", len(decisions), len(reqs))
+	}
+	if err == nil && actx.Err() != nil {
+		err = fmt.Errorf("approval timed out after %v", r.eng.cfg.ApprovalTimeout.D())
+	}
+	for i, p := range set {
+		p.out.decided = true
+		if err != nil {
+			p.out.reason = err.Error()
+			continue
+		}
+		p.out.approved = decisions[i].Approved
+		p.out.reason = decisions[i].Reason
+	}
+}

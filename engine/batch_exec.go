@@ -1,0 +1,282 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Batch runs a batch request. The error is non-nil only when the request as a
+// whole is rejected before anything runs (bad_request: malformed request,
+// unknown $ref label, forward reference, cycle; limit_exceeded: too many
+// operations); every per-operation failure is data in the result.
+func (e *Engine) Batch(ctx context.Context, req BatchRequest) (*BatchResult, error) {
+	r := e.startRun(ctx, RunBatch)
+	b, err := r.prepareBatch(&req, r.id, "")
+	if err != nil {
+		r.finish(ctx, err)
+		return nil, err
+	}
+	r.approve(ctx, b.approvalSet())
+	res := b.execute(ctx)
+	r.finishBatch(ctx, res)
+	return res, nil
+}
+
+func (r *run) finishBatch(ctx context.Context, res *BatchResult) {
+	var err *Error
+	if n := res.Summary.Failed + res.Summary.Skipped; n > 0 {
+		err = Errorf(CodeToolError, "%d of %d operations did not succeed", n, res.Summary.Total)
+	}
+	r.finish(ctx, err)
+}
+
+// batchExec is one batch on its way: the plan, the limits in force, and the
+// state of every operation.
+type batchExec struct {
+	r        *run
+	p        *plan
+	limits   Limits
+	warnings []string
+	parentID string
+	idPrefix string        // call ids are idPrefix + operation index
+	sem      chan struct{} // optional cap shared with sibling calls of a model step
+
+	approvals []*approval // per operation; nil where none was needed
+	states    []opState
+	stop      atomic.Bool // stopOnError tripped
+}
+
+type opState struct {
+	out outcome
+
+	decodeOnce sync.Once
+	decoded    any // the result, decoded once for the operations that reference it
+	decodeErr  error
+}
+
+// prepareBatch plans a request under the engine's limits.
+func (r *run) prepareBatch(req *BatchRequest, parentID, idPrefix string) (*batchExec, *Error) {
+	p, err := newPlan(req)
+	if err != nil {
+		return nil, err
+	}
+	limits, warnings := r.eng.limitsFor(req)
+	if n := len(req.Operations); n > limits.MaxOperations {
+		return nil, Errorf(CodeLimitExceeded, "the batch has %d operations; the limit is %d", n, limits.MaxOperations)
+	}
+	if warnings == nil {
+		warnings = []string{}
+	}
+	return &batchExec{
+		r: r, p: p, limits: limits, warnings: warnings, parentID: parentID, idPrefix: idPrefix,
+		approvals: make([]*approval, len(p.ops)), states: make([]opState, len(p.ops)),
+	}, nil
+}
+
+func (b *batchExec) callID(i int) string { return b.idPrefix + strconv.Itoa(i) }
+
+// approvalSet lists the gated operations, to be decided together before the
+// batch starts. Args are as written: a $ref placeholder stands for a value
+// produced inside the batch. Calls sure to fail anyway (unknown tool, invalid
+// args) are not put to the Approver.
+func (b *batchExec) approvalSet() []pendingApproval {
+	var set []pendingApproval
+	for i := range b.p.ops {
+		op := &b.p.ops[i]
+		t, ok := b.r.eng.tools[op.Tool]
+		if !ok || !b.r.eng.gated(&t.Tool) {
+			continue
+		}
+		if op.tree == nil {
+			if _, err := t.validate(op.Args); err != nil {
+				continue
+			}
+		}
+		a := &approval{}
+		b.approvals[i] = a
+		c := call{id: b.callID(i), parentID: b.parentID, tool: op.Tool, args: op.Args}
+		set = append(set, pendingApproval{req: c.approvalRequest(t), out: a})
+	}
+	return set
+}
+
+// execute runs the operations and shapes the result. The batch timeout starts
+// here, after approvals: waiting for a person is not billed to the batch.
+func (b *batchExec) execute(ctx context.Context) *BatchResult {
+	start := time.Now()
+	ctx, cancel := context.WithTimeoutCause(ctx, b.limits.BatchTimeout.D(),
+		Errorf(CodeTimeout, "the batch did not finish within its timeout of %v", b.limits.BatchTimeout.D()))
+	defer cancel()
+	if b.p.mode == Sequential {
+		for i := range b.p.ops {
+			b.runOp(ctx, i)
+		}
+	} else {
+		b.runParallel(ctx)
+	}
+	return b.result(time.Since(start))
+}
+
+// runParallel runs operations on a pool of workers as their references
+// resolve: an operation becomes ready when every operation it references has
+// finished, and ready operations start in request order.
+func (b *batchExec) runParallel(ctx context.Context) {
+	n := len(b.p.ops)
+	waiting := make([]atomic.Int32, n)
+	ready := make(chan int, n)
+	for i := range b.p.ops {
+		waiting[i].Store(int32(len(b.p.ops[i].deps)))
+		if len(b.p.ops[i].deps) == 0 {
+			ready <- i
+		}
+	}
+	var left atomic.Int32
+	left.Store(int32(n))
+	workers := min(b.limits.MaxConcurrency, n)
+	var wg sync.WaitGroup
+	wg.Add(workers)
+	for range workers {
+		go func() {
+			defer wg.Done()
+			for i := range ready {
+				b.runOp(ctx, i)
+				for _, d := range b.p.dependents[i] {
+					if waiting[d].Add(-1) == 0 {
+						ready <- d
+					}
+				}
+				if left.Add(-1) == 0 {
+					close(ready)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// runOp decides whether operation i can run, resolves its references and
+// sends it down the one call path.
+func (b *batchExec) runOp(ctx context.Context, i int) {
+	st := &b.states[i]
+	op := &b.p.ops[i]
+	for _, d := range op.deps {
+		if b.states[d].out.err != nil {
+			st.out.err = Errorf(CodeDependencyFailed, "operation %d uses the result of operation %d (%s), which failed with %s",
+				i, d, b.p.ops[d].Label, b.states[d].out.err.Code)
+			return
+		}
+	}
+	if b.stop.Load() {
+		st.out.err = Errorf(CodeSkipped, "not run: an earlier operation failed and stopOnError is set")
+		return
+	}
+	if ctx.Err() != nil {
+		st.out.err = causeOf(ctx)
+		return
+	}
+	args := op.Args
+	if op.tree != nil {
+		var err *Error
+		if args, err = b.resolveArgs(op); err != nil {
+			st.out.err = err
+			b.failed()
+			return
+		}
+	}
+	if b.sem != nil {
+		select {
+		case b.sem <- struct{}{}:
+			defer func() { <-b.sem }()
+		case <-ctx.Done():
+			st.out.err = causeOf(ctx)
+			return
+		}
+	}
+	st.out = b.r.invoke(ctx, &call{id: b.callID(i), parentID: b.parentID, label: op.Label, tool: op.Tool, args: args, approval: b.approvals[i]})
+	if st.out.err != nil {
+		b.failed()
+	}
+}
+
+func (b *batchExec) failed() {
+	if b.p.req.StopOnError {
+		b.stop.Store(true)
+	}
+}
+
+// resolveArgs replaces the references in an operation's args with values from
+// the results they name; each result is decoded once however often it is used.
+func (b *batchExec) resolveArgs(op *plannedOp) (json.RawMessage, *Error) {
+	labels := make(map[string]int, len(op.deps))
+	for _, d := range op.deps {
+		labels[b.p.ops[d].Label] = d
+	}
+	tree, err := substitute(op.tree, func(s string) (any, *Error) {
+		ref := parseReference(s)
+		st := &b.states[labels[ref.label]]
+		st.decodeOnce.Do(func() { st.decoded, st.decodeErr = decodeJSON(st.out.result) })
+		if st.decodeErr != nil {
+			return nil, Errorf(CodeInvalidArgs, "$ref %q: the result of %q cannot be decoded: %v", s, ref.label, st.decodeErr)
+		}
+		return lookupPath(st.decoded, ref, s)
+	})
+	if err != nil {
+		return nil, err
+	}
+	out, jerr := json.Marshal(tree)
+	if jerr != nil {
+		return nil, Errorf(CodeInvalidArgs, "cannot encode resolved arguments: %v", jerr)
+	}
+	return out, nil
+}
+
+// result assembles the results in request order and applies the output caps.
+func (b *batchExec) result(elapsed time.Duration) *BatchResult {
+	res := &BatchResult{
+		Summary: BatchSummary{Total: len(b.p.ops), ElapsedMS: ms(elapsed), ExecutionMode: b.p.mode, Warnings: b.warnings},
+		Results: make([]OperationResult, len(b.p.ops)),
+	}
+	caps := newOutputCaps(b.limits.MaxAggregateChars)
+	for i := range b.p.ops {
+		op, st := &b.p.ops[i], &b.states[i]
+		or := OperationResult{Index: i, Tool: op.Tool, Label: op.Label, ElapsedMS: ms(st.out.elapsed)}
+		switch {
+		case st.out.err == nil:
+			or.Success = true
+			res.Summary.Successful++
+			or.Result, or.Truncated = caps.cut(st.out.result, b.resultCap(op.Tool))
+			if or.Truncated {
+				res.Summary.Warnings = append(res.Summary.Warnings, fmt.Sprintf("the result of operation %d (%s) was cut to fit the output limits", i, op.Tool))
+			}
+		case st.out.err.Code == CodeSkipped:
+			or.Error = st.out.err
+			res.Summary.Skipped++
+		default:
+			or.Error = st.out.err
+			res.Summary.Failed++
+		}
+		res.Results[i] = or
+	}
+	if caps.exhausted {
+		res.Summary.Warnings = append(res.Summary.Warnings, fmt.Sprintf("the results together exceeded %d characters; later results were cut", b.limits.MaxAggregateChars))
+	}
+	return res
+}
+
+// resultCap is the per-result cap of a tool: its own (configured per tool or
+// globally), tightened by the request's maxResultChars when it asked for less.
+func (b *batchExec) resultCap(tool string) int {
+	limit := b.r.eng.cfg.Limits.MaxResultChars
+	if t, ok := b.r.eng.tools[tool]; ok {
+		limit = t.maxResultChars
+	}
+	if b.limits.MaxResultChars < b.r.eng.cfg.Limits.MaxResultChars {
+		limit = min(limit, b.limits.MaxResultChars)
+	}
+	return limit
+}

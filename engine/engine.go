@@ -1,0 +1,62 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/codemode-dev/codemode/engine/internal/schema"
+)
+
+// Engine runs tool calls. It is immutable once built and safe for concurrent
+// use by any number of goroutines and front ends.
+type Engine struct {
+	tools    map[string]*registered
+	names    []string // sorted
+	cfg      Config
+	obs      Observer // nil: no observers, no event work at all
+	approver Approver // nil: approvals off
+	policy   ApprovalPolicy
+}
+
+// registered is a tool with what Build derived for it.
+type registered struct {
+	Tool
+	schema         *schema.Schema
+	timeout        time.Duration
+	maxResultChars int
+}
+
+// Tools returns the registered tools sorted by name.
+func (e *Engine) Tools() []Tool {
+	out := make([]Tool, len(e.names))
+	for i, n := range e.names {
+		out[i] = e.tools[n].Tool
+	}
+	return out
+}
+
+// Tool returns the tool with the given name.
+func (e *Engine) Tool(name string) (Tool, bool) {
+	r, ok := e.tools[name]
+	if !ok {
+		return Tool{}, false
+	}
+	return r.Tool, true
+}
+
+// Config returns the configuration in force, defaults filled in.
+func (e *Engine) Config() Config { return e.cfg }
+
+// Call runs one tool call as a run of its own (run_start, the call's events,
+// run_end), with validation, approval and the tool's timeout. The error, if
+// any, is an *Error.
+func (e *Engine) Call(ctx context.Context, tool string, args json.RawMessage) (json.RawMessage, error) {
+	r := e.startRun(ctx, RunCall)
+	out := r.invoke(ctx, &call{id: "0", parentID: r.id, tool: tool, args: args})
+	r.finish(ctx, out.err)
+	if out.err != nil {
+		return nil, out.err
+	}
+	return out.result, nil
+}

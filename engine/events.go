@@ -1,0 +1,103 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"time"
+)
+
+// EventType names an event of the contract's §5.
+type EventType string
+
+const (
+	EventRunStart         EventType = "run_start"
+	EventRunEnd           EventType = "run_end"
+	EventToolCallStart    EventType = "tool_call_start"
+	EventToolCallEnd      EventType = "tool_call_end"
+	EventLog              EventType = "log"
+	EventApprovalRequired EventType = "approval_required"
+)
+
+// RunKind says which front end started a run.
+type RunKind string
+
+const (
+	RunBatch     RunKind = "batch"     // Engine.Batch
+	RunToolCalls RunKind = "toolCalls" // Engine.HandleToolCalls: one model step
+	RunCall      RunKind = "call"      // Engine.Call
+	RunScript    RunKind = "script"    // code mode
+)
+
+// Event is one observation of a run. Every tool call — direct, inside a batch,
+// inside a script — produces exactly one tool_call_start and one
+// tool_call_end; a batch or script produces run_start and run_end, never a
+// tool event of its own. Events carry enough (args, results, labels) to drive
+// a live view of the run.
+type Event struct {
+	Type  EventType `json:"type"`
+	RunID string    `json:"runId"`
+	Kind  RunKind   `json:"kind,omitempty"` // run_start, run_end
+	// CallID identifies a tool call within its run; ParentID is the id of what
+	// contains it: the run for calls made directly by a batch or script, or the
+	// provider's call id of the native batch call it was unwrapped from.
+	CallID   string    `json:"callId,omitempty"`
+	ParentID string    `json:"parentId,omitempty"`
+	Time     time.Time `json:"time"`
+
+	Tool  string          `json:"tool,omitempty"`
+	Label string          `json:"label,omitempty"` // the batch operation's label
+	Args  json.RawMessage `json:"args,omitempty"`  // tool_call_start
+
+	// tool_call_end and run_end:
+	Success   bool            `json:"success,omitempty"`
+	Result    json.RawMessage `json:"result,omitempty"`
+	Error     *Error          `json:"error,omitempty"`
+	ElapsedMS float64         `json:"elapsed_ms,omitempty"`
+
+	// log:
+	Level   string `json:"level,omitempty"`
+	Message string `json:"message,omitempty"`
+
+	// approval_required: the set of calls sent to the Approver together.
+	Approvals []ApprovalRequest `json:"approvals,omitempty"`
+}
+
+// Observer receives events. Observe is called synchronously on the goroutine
+// that made the event, from many goroutines at once: it must be safe for
+// concurrent use and should return quickly. ctx is the run's context (for
+// run_start, the caller's), so tracing observers can parent their spans.
+type Observer interface {
+	Observe(ctx context.Context, e Event)
+}
+
+// ObserverFunc adapts a function to Observer.
+type ObserverFunc func(ctx context.Context, e Event)
+
+func (f ObserverFunc) Observe(ctx context.Context, e Event) { f(ctx, e) }
+
+// Observers fans events out to several observers in order.
+func Observers(obs ...Observer) Observer {
+	var list multiObserver
+	for _, o := range obs {
+		if o != nil {
+			list = append(list, o)
+		}
+	}
+	if len(list) == 1 {
+		return list[0]
+	}
+	return list
+}
+
+type multiObserver []Observer
+
+func (m multiObserver) Observe(ctx context.Context, e Event) {
+	for _, o := range m {
+		o.Observe(ctx, e)
+	}
+}
+
+// ms is d in milliseconds, rounded to the microsecond: precise enough for
+// timings, short enough to read.
+func ms(d time.Duration) float64 { return math.Round(float64(d.Nanoseconds())/1e3) / 1e3 }

@@ -1,0 +1,124 @@
+// Package schema compiles tool input schemas and validates arguments against
+// them with santhosh-tekuri/jsonschema/v6, reporting every violation with its
+// data path. It never loads a schema from a file or the network.
+package schema
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+)
+
+// Violation is one failed constraint: a JSON pointer into the instance and a message.
+type Violation struct {
+	Path    string
+	Message string
+}
+
+// Schema is a compiled schema, safe for concurrent use.
+type Schema struct {
+	s *jsonschema.Schema
+}
+
+// refuseLoader refuses every external reference: schemas are self-contained.
+type refuseLoader struct{}
+
+func (refuseLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("external schema reference %q is not allowed: schemas must be self-contained", url)
+}
+
+// Compile compiles a JSON Schema document. Draft 2020-12 is assumed unless
+// the document names another with "$schema".
+func Compile(doc json.RawMessage) (*Schema, error) {
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
+	if err != nil {
+		return nil, fmt.Errorf("schema is not valid JSON: %w", err)
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.UseLoader(refuseLoader{})
+	const url = "mem:///schema.json"
+	if err := c.AddResource(url, v); err != nil {
+		return nil, err
+	}
+	s, err := c.Compile(url)
+	if err != nil {
+		return nil, err
+	}
+	return &Schema{s: s}, nil
+}
+
+// Decode parses JSON the way the validator wants it (numbers as json.Number).
+func Decode(data []byte) (any, error) {
+	return jsonschema.UnmarshalJSON(bytes.NewReader(data))
+}
+
+var printer = message.NewPrinter(language.English)
+
+// Validate checks an already decoded instance (see Decode) and returns every
+// violation, sorted by path, or nil.
+func (s *Schema) Validate(v any) []Violation {
+	err := s.s.Validate(v)
+	if err == nil {
+		return nil
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return []Violation{{Path: "", Message: err.Error()}}
+	}
+	var out []Violation
+	collect(ve, &out)
+	if len(out) == 0 {
+		out = append(out, Violation{Path: pointer(ve.InstanceLocation), Message: ve.ErrorKind.LocalizedString(printer)})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return dedupe(out)
+}
+
+// collect gathers the leaf errors: the concrete constraints that failed, not
+// the "doesn't validate with ..." wrappers around them.
+func collect(e *jsonschema.ValidationError, out *[]Violation) {
+	if len(e.Causes) == 0 {
+		switch e.ErrorKind.(type) {
+		case *kind.Group, *kind.Reference, *kind.Schema:
+			return
+		}
+		*out = append(*out, Violation{Path: pointer(e.InstanceLocation), Message: e.ErrorKind.LocalizedString(printer)})
+		return
+	}
+	for _, c := range e.Causes {
+		collect(c, out)
+	}
+}
+
+func dedupe(vs []Violation) []Violation {
+	out := vs[:0]
+	for i, v := range vs {
+		if i > 0 && v == vs[i-1] {
+			continue
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+func pointer(loc []string) string {
+	if len(loc) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for _, tok := range loc {
+		b.WriteByte('/')
+		tok = strings.ReplaceAll(tok, "~", "~0")
+		b.WriteString(strings.ReplaceAll(tok, "/", "~1"))
+	}
+	return b.String()
+}

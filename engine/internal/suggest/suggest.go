@@ -1,0 +1,105 @@
+// Package suggest finds the names a caller probably meant.
+package suggest
+
+import (
+	"sort"
+	"strings"
+)
+
+// Max is the most suggestions Names returns.
+const Max = 3
+
+// Names returns up to Max candidates close to name, best first: exact matches
+// after folding case and removing '_', '-' and '.' (create_sticky_note →
+// createStickyNote), then candidates within a small edit distance (red → read,
+// createStikyNote → createStickyNote), then candidates whose folded form
+// contains the folded name or is contained in it.
+func Names(name string, candidates []string) []string {
+	folded := fold(name)
+	if folded == "" {
+		return nil
+	}
+	type scored struct {
+		name  string
+		score int
+	}
+	var hits []scored
+	for _, c := range candidates {
+		fc := fold(c)
+		switch {
+		case fc == folded:
+			hits = append(hits, scored{c, 0})
+		default:
+			d := distance(folded, fc)
+			limit := 1 + len(folded)/4
+			if limit > 4 {
+				limit = 4
+			}
+			if d <= limit {
+				hits = append(hits, scored{c, 1 + d})
+			} else if len(folded) >= 4 && (strings.Contains(fc, folded) || strings.Contains(folded, fc)) {
+				hits = append(hits, scored{c, 10 + abs(len(fc)-len(folded))})
+			}
+		}
+	}
+	sort.SliceStable(hits, func(i, j int) bool {
+		if hits[i].score != hits[j].score {
+			return hits[i].score < hits[j].score
+		}
+		return hits[i].name < hits[j].name
+	})
+	if len(hits) > Max {
+		hits = hits[:Max]
+	}
+	out := make([]string, len(hits))
+	for i, h := range hits {
+		out[i] = h.name
+	}
+	return out
+}
+
+func fold(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(s) {
+		if r == '_' || r == '-' || r == '.' || r == ' ' {
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// distance is the optimal-string-alignment edit distance: insertions,
+// deletions, substitutions and adjacent transpositions each cost one.
+func distance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	n, m := len(ra), len(rb)
+	prev2 := make([]int, m+1)
+	prev := make([]int, m+1)
+	cur := make([]int, m+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= n; i++ {
+		cur[0] = i
+		for j := 1; j <= m; j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[m]
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}

@@ -1,0 +1,49 @@
+package engine
+
+import (
+	"context"
+	"math/rand/v2"
+	"strconv"
+	"time"
+)
+
+// run is one batch, step of tool calls, script or direct call: it owns the
+// run id, the start time and event emission.
+type run struct {
+	eng   *Engine
+	id    string
+	kind  RunKind
+	start time.Time
+}
+
+func (e *Engine) startRun(ctx context.Context, kind RunKind) *run {
+	r := &run{eng: e, kind: kind, start: time.Now()}
+	r.id = newRunID()
+	r.emit(ctx, Event{Type: EventRunStart, Kind: kind})
+	return r
+}
+
+func newRunID() string {
+	return "run_" + strconv.FormatUint(rand.Uint64(), 36)
+}
+
+// finish emits run_end; err is nil for a run that succeeded.
+func (r *run) finish(ctx context.Context, err *Error) {
+	r.emit(ctx, Event{Type: EventRunEnd, Kind: r.kind, Success: err == nil, Error: err, ElapsedMS: ms(time.Since(r.start))})
+}
+
+// emit stamps and delivers an event; without observers it costs nothing.
+func (r *run) emit(ctx context.Context, ev Event) {
+	if r.eng.obs == nil {
+		return
+	}
+	ev.RunID = r.id
+	if ev.Time.IsZero() {
+		ev.Time = time.Now()
+	}
+	r.eng.obs.Observe(ctx, ev)
+}
+
+// observed reports whether events are being delivered, so hot paths can skip
+// building them.
+func (r *run) observed() bool { return r.eng.obs != nil }

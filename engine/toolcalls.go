@@ -1,0 +1,183 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+)
+
+// ToolCall is one native tool call of a model step, as a provider returns it.
+type ToolCall struct {
+	// ID is the provider's call id; results are keyed by it.
+	ID string `json:"id"`
+	// Name is the tool's name, in canonical ("board.getState") or wire
+	// ("board-getState") form.
+	Name string `json:"name"`
+	// Arguments is the JSON object of arguments; a JSON string holding that
+	// object (OpenAI's form) is accepted too.
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// ToolCallResult is what to send back to the provider for one ToolCall.
+type ToolCallResult struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Content is the JSON text to return as the tool result: the tool's result,
+	// the BatchResult of a batch call, or {"error": {...}} when IsError.
+	Content   json.RawMessage `json:"content"`
+	IsError   bool            `json:"isError"`
+	Error     *Error          `json:"error,omitempty"`
+	Truncated bool            `json:"truncated,omitempty"`
+}
+
+// HandleToolCalls runs the native tool calls of one model step as one run.
+// Calls run concurrently (up to maxConcurrency at once); a call of the batch
+// meta-tool is unwrapped into its operations, which are calls of their own
+// (own events and results, parentId = the batch call's id). Every gated call
+// of the step — direct or inside a batch — goes to the Approver in one set
+// before anything runs; denied calls fail with denied and the rest still run.
+// Results come back in the order of calls, each with its provider call id.
+func (e *Engine) HandleToolCalls(ctx context.Context, calls []ToolCall) []ToolCallResult {
+	r := e.startRun(ctx, RunToolCalls)
+	results := make([]ToolCallResult, len(calls))
+	batches := make([]*batchExec, len(calls))
+	direct := make([]*call, len(calls))
+	var set []pendingApproval
+	seen := make(map[string]bool, len(calls))
+
+	for i, tc := range calls {
+		results[i] = ToolCallResult{ID: tc.ID, Name: tc.Name}
+		name := CanonicalName(tc.Name)
+		args, err := toolArguments(tc.Arguments)
+		switch {
+		case tc.ID == "" || seen[tc.ID]:
+			err = Errorf(CodeBadRequest, "tool call %d: the call id %q is missing or used twice", i, tc.ID)
+		case err != nil:
+		case name == MetaBatch:
+			var req BatchRequest
+			if req, err = parseBatchRequest(args); err == nil {
+				batches[i], err = r.prepareBatch(&req, tc.ID, tc.ID+"/")
+			}
+			if err == nil {
+				set = append(set, batches[i].approvalSet()...)
+			}
+		case reserved[name]:
+			err = Errorf(CodeUnknownTool, "%q is not enabled on this engine", name)
+		default:
+			c := &call{id: tc.ID, parentID: r.id, tool: name, args: args}
+			direct[i] = c
+			if t, ok := e.tools[name]; ok && e.gated(&t.Tool) {
+				if _, verr := t.validate(args); verr == nil {
+					c.approval = &approval{}
+					set = append(set, pendingApproval{req: c.approvalRequest(t), out: c.approval})
+				}
+			}
+		}
+		seen[tc.ID] = true
+		if err != nil {
+			results[i].setError(err)
+		}
+	}
+	r.approve(ctx, set)
+
+	sem := make(chan struct{}, e.cfg.Limits.MaxConcurrency)
+	var wg sync.WaitGroup
+	for i := range calls {
+		switch {
+		case batches[i] != nil:
+			b := batches[i]
+			b.sem = sem
+			wg.Go(func() {
+				res := b.execute(ctx)
+				results[i].Content, _ = json.Marshal(res)
+				results[i].IsError = res.Summary.Failed+res.Summary.Skipped > 0
+			})
+		case direct[i] != nil:
+			c := direct[i]
+			wg.Go(func() {
+				sem <- struct{}{}
+				out := r.invoke(ctx, c)
+				<-sem
+				if out.err != nil {
+					results[i].setError(out.err)
+					return
+				}
+				limit := e.cfg.Limits.MaxResultChars
+				if t, ok := e.tools[c.tool]; ok {
+					limit = t.maxResultChars
+				}
+				results[i].Content, results[i].Truncated = newOutputCaps(0).cut(out.result, limit)
+			})
+		}
+	}
+	wg.Wait()
+	var failed int
+	for _, res := range results {
+		if res.IsError {
+			failed++
+		}
+	}
+	var err *Error
+	if failed > 0 {
+		err = Errorf(CodeToolError, "%d of %d tool calls did not succeed", failed, len(calls))
+	}
+	r.finish(ctx, err)
+	return results
+}
+
+func (res *ToolCallResult) setError(err *Error) {
+	res.IsError = true
+	res.Error = err
+	res.Content, _ = json.Marshal(struct {
+		Error *Error `json:"error"`
+	}{err})
+}
+
+// toolArguments accepts an arguments object, or a JSON string holding one.
+func toolArguments(raw json.RawMessage) (json.RawMessage, *Error) {
+	if len(raw) > 0 && raw[0] == '"' {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, Errorf(CodeBadRequest, "arguments: %v", err)
+		}
+		if s == "" {
+			return json.RawMessage("{}"), nil
+		}
+		if !json.Valid([]byte(s)) {
+			return nil, Errorf(CodeBadRequest, "arguments are a string that is not JSON: %.80q", s)
+		}
+		return json.RawMessage(s), nil
+	}
+	if len(raw) == 0 {
+		return json.RawMessage("{}"), nil
+	}
+	if !json.Valid(raw) {
+		return nil, Errorf(CodeBadRequest, "arguments are not valid JSON")
+	}
+	return raw, nil
+}
+
+// CanonicalName turns a wire-form tool name (dots mapped to '-' for model
+// APIs that forbid dots) back into the canonical dotted name. Canonical names
+// never contain '-', so the mapping is reversible.
+func CanonicalName(name string) string {
+	b := []byte(name)
+	for i, c := range b {
+		if c == '-' {
+			b[i] = '.'
+		}
+	}
+	return string(b)
+}
+
+// WireName maps a canonical tool name to the form model APIs accept
+// (OpenAI and Anthropic forbid dots): every '.' becomes '-'.
+func WireName(name string) string {
+	b := []byte(name)
+	for i, c := range b {
+		if c == '.' {
+			b[i] = '-'
+		}
+	}
+	return string(b)
+}
