@@ -6,7 +6,7 @@
 // an [engine.Handler]. [Func] is the typed way on top of it:
 //
 //	type AddArgs struct {
-//		A float64 `json:"a" jsonschema:"description=first addend"`
+//		A float64 `json:"a" jsonschema_description:"The first addend."`
 //		B float64 `json:"b"`
 //	}
 //	add := bindings.MustFunc("add", "Add two numbers.",

@@ -50,7 +50,9 @@ func Annotations(a engine.Annotations) Option {
 // pointer to one, or map[string]T): its reflected schema is the tool's input
 // schema, with fields required unless tagged omitempty. Out's schema becomes
 // the output schema when Out is a struct. Use jsonschema struct tags
-// (description=…, enum=…, minimum=…, default=…) to document fields for models.
+// (enum=…, minimum=…, default=…) to constrain fields, and the separate
+// jsonschema_description tag for descriptions: invopop splits the jsonschema
+// tag at commas, so a description=… with a comma would be cut short.
 func Func[In, Out any](name, description string, fn func(context.Context, In) (Out, error), opts ...Option) (engine.Tool, error) {
 	in, err := SchemaFor[In]()
 	if err != nil {

@@ -216,10 +216,10 @@ func TestBatchTruncation(t *testing.T) {
 		got = append(got, cut{string(r.Result), r.Truncated})
 	}
 	want := []cut{
-		{`"éééééééééé"`, false},                 // 12 chars, 38 left
+		{`"éééééééééé"`, false},                     // 12 chars, 38 left
 		{`"\"ééééééééééééééééééééééééééééé"`, true}, // per-result cap 30, 8 left
-		{`"{\"sum"`, true},                        // per-tool cap 5, 3 left
-		{`"\"éé"`, true},                          // aggregate: the 3 left
+		{`"{\"sum"`, true}, // per-tool cap 5, 3 left
+		{`"\"éé"`, true},   // aggregate: the 3 left
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("results (-want +got):\n%s", diff)

@@ -117,6 +117,7 @@ func (b *Builder) Build() (*Engine, error) {
 		if o.Timeout > 0 {
 			r.timeout = o.Timeout.D()
 		}
+		r.timeoutErr = Errorf(CodeTimeout, "%q did not finish within its timeout of %v", name, r.timeout)
 		r.maxResultChars = e.cfg.Limits.MaxResultChars
 		if o.MaxResultChars > 0 {
 			r.maxResultChars = o.MaxResultChars

@@ -101,8 +101,12 @@ func (e *Engine) lookup(name string) (*registered, *Error) {
 
 // validate checks args against the tool's schema; empty args mean {}.
 func (t *registered) validate(args json.RawMessage) (json.RawMessage, *Error) {
-	if len(bytes.TrimSpace(args)) == 0 {
+	args = bytes.TrimSpace(args)
+	if len(args) == 0 {
 		args = json.RawMessage("{}")
+	}
+	if t.schema.AcceptsAnyObject() && args[0] == '{' && json.Valid(args) {
+		return args, nil
 	}
 	v, err := schema.Decode(args)
 	if err != nil {
@@ -129,8 +133,7 @@ func (t *registered) validate(args json.RawMessage) (json.RawMessage, *Error) {
 // goroutine so that the deadline holds even for a handler that ignores ctx,
 // and a panic becomes a tool_error instead of taking the process down.
 func (t *registered) run(ctx context.Context, args json.RawMessage) (json.RawMessage, *Error) {
-	cctx, cancel := context.WithTimeoutCause(ctx, t.timeout,
-		Errorf(CodeTimeout, "%q did not finish within its timeout of %v", t.Name, t.timeout))
+	cctx, cancel := context.WithTimeoutCause(ctx, t.timeout, t.timeoutErr)
 	defer cancel()
 	type reply struct {
 		res json.RawMessage
@@ -179,5 +182,6 @@ func isEngineError(err error) bool {
 // causeOf turns a done context into the *Error that explains it: the cause
 // set by the engine (a timeout naming its limit) or canceled/timeout.
 func causeOf(ctx context.Context) *Error {
-	return AsError(context.Cause(ctx), CodeCanceled)
+	err := *AsError(context.Cause(ctx), CodeCanceled)
+	return &err // a copy: causes are shared by every call of a tool or batch
 }

@@ -24,6 +24,7 @@ type registered struct {
 	Tool
 	schema         *schema.Schema
 	timeout        time.Duration
+	timeoutErr     *Error // the cause of a per-call timeout, made once
 	maxResultChars int
 }
 

@@ -14,7 +14,8 @@ import (
 // cancelation. The engine stops waiting at the deadline either way, but a
 // handler that ignores ctx keeps its goroutine busy until it returns.
 //
-// Return an *Error to choose the code a caller sees; any other error becomes
+// Return an *Error to choose the code a caller sees. context.DeadlineExceeded
+// and context.Canceled become timeout and canceled; any other error becomes
 // CodeToolError with the error's text as message.
 type Handler func(ctx context.Context, args json.RawMessage) (json.RawMessage, error)
 

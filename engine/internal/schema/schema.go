@@ -26,6 +26,9 @@ type Violation struct {
 // Schema is a compiled schema, safe for concurrent use.
 type Schema struct {
 	s *jsonschema.Schema
+	// anyObject: the schema accepts every JSON object, so validating an
+	// object needs no decoding at all (common for raw and upstream tools).
+	anyObject bool
 }
 
 // refuseLoader refuses every external reference: schemas are self-contained.
@@ -53,12 +56,46 @@ func Compile(doc json.RawMessage) (*Schema, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Schema{s: s}, nil
+	return &Schema{s: s, anyObject: acceptsAnyObject(v)}, nil
 }
 
-// Decode parses JSON the way the validator wants it (numbers as json.Number).
+// acceptsAnyObject reports whether a schema document constrains nothing but
+// "type": "object": only annotations, empty properties, additionalProperties
+// true.
+func acceptsAnyObject(doc any) bool {
+	m, ok := doc.(map[string]any)
+	if !ok || m["type"] != "object" {
+		return false
+	}
+	for k, v := range m {
+		switch k {
+		case "type", "title", "description", "$schema", "$comment", "examples", "default":
+		case "properties":
+			if p, ok := v.(map[string]any); !ok || len(p) > 0 {
+				return false
+			}
+		case "additionalProperties":
+			if v != true {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// AcceptsAnyObject reports whether every JSON object is valid: a caller that
+// knows its instance is an object can skip Decode and Validate.
+func (s *Schema) AcceptsAnyObject() bool { return s.anyObject }
+
+// Decode parses JSON for Validate. Numbers become float64, which the
+// validator handles; json.Unmarshal is several times cheaper than the
+// library's streaming decoder on the small documents tool arguments are.
 func Decode(data []byte) (any, error) {
-	return jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	var v any
+	err := json.Unmarshal(data, &v)
+	return v, err
 }
 
 var printer = message.NewPrinter(language.English)

@@ -1,0 +1,150 @@
+package engine_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/codemode-dev/codemode/engine"
+	"github.com/google/go-cmp/cmp"
+)
+
+// denyNamed approves everything but calls whose args contain "deny", and
+// records each set it was asked to decide.
+type denyNamed struct {
+	mu   sync.Mutex
+	sets [][]engine.ApprovalRequest
+}
+
+func (d *denyNamed) Approve(_ context.Context, reqs []engine.ApprovalRequest) ([]engine.Decision, error) {
+	d.mu.Lock()
+	d.sets = append(d.sets, reqs)
+	d.mu.Unlock()
+	out := make([]engine.Decision, len(reqs))
+	for i, r := range reqs {
+		out[i].Approved = !strings.Contains(string(r.Args), "deny")
+		if !out[i].Approved {
+			out[i].Reason = "the user said no"
+		}
+	}
+	return out, nil
+}
+
+func (d *denyNamed) tools() [][]string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var out [][]string
+	for _, set := range d.sets {
+		var names []string
+		for _, r := range set {
+			names = append(names, r.Tool+" "+string(r.Args))
+		}
+		out = append(out, names)
+	}
+	return out
+}
+
+func TestApprovalInBatch(t *testing.T) {
+	f := newFixture(t)
+	ap := &denyNamed{}
+	rec := &recorder{}
+	e := build(t, f, func(b *engine.Builder) { b.WithApprover(ap).WithObserver(rec) })
+	res := mustBatch(t, e, `{"operations":[
+		{"tool":"makeThing","args":{"name":"ok1"},"label":"a"},
+		{"tool":"makeThing","args":{"name":"deny-me"},"label":"d"},
+		{"tool":"add","args":{"a":1,"b":2}},
+		{"tool":"makeThing","args":{"name":{"$ref":"a.id"}}},
+		{"tool":"makeThing","args":{"name":{"$ref":"d.id"}}},
+		{"tool":"makeThing","args":{"nam":"invalid, never asked"}}]}`)
+	if diff := cmp.Diff([]string{"ok", "denied", "ok", "ok", "dependency_failed", "invalid_args"}, codes(res)); diff != "" {
+		t.Errorf("codes (-want +got):\n%s", diff)
+	}
+	want := [][]string{{
+		`makeThing {"name":"ok1"}`, `makeThing {"name":"deny-me"}`,
+		`makeThing {"name":{"$ref":"a.id"}}`, `makeThing {"name":{"$ref":"d.id"}}`,
+	}}
+	if diff := cmp.Diff(want, ap.tools()); diff != "" {
+		t.Errorf("one approval set of the gated, valid calls (-want +got):\n%s", diff)
+	}
+	if msg := res.Results[1].Error.Message; !strings.Contains(msg, "the user said no") {
+		t.Errorf("denied message %q lacks the reason", msg)
+	}
+	if n := len(rec.ofType(engine.EventApprovalRequired)); n != 1 {
+		t.Errorf("%d approval_required events, want 1", n)
+	}
+	if f.made.Load() != 2 {
+		t.Errorf("made %d things, want 2 (denied ones must not run)", f.made.Load())
+	}
+}
+
+func TestApprovalInUnwrappedNativeBatch(t *testing.T) {
+	f := newFixture(t)
+	ap := &denyNamed{}
+	e := build(t, f, func(b *engine.Builder) { b.WithApprover(ap) })
+	batchArgs, _ := json.Marshal(`{"operations":[{"tool":"makeThing","args":{"name":"x"}},{"tool":"makeThing","args":{"name":"deny-y"}},{"tool":"add","args":{"a":1,"b":1}}]}`)
+	res := e.HandleToolCalls(context.Background(), []engine.ToolCall{
+		{ID: "call_1", Name: "batch", Arguments: batchArgs},
+		{ID: "call_2", Name: "makeThing", Arguments: json.RawMessage(`{"name":"deny-direct"}`)},
+		{ID: "call_3", Name: "makeThing", Arguments: json.RawMessage(`{"name":"direct"}`)},
+	})
+	var br engine.BatchResult
+	if err := json.Unmarshal(res[0].Content, &br); err != nil {
+		t.Fatalf("batch content: %v\n%s", err, res[0].Content)
+	}
+	if diff := cmp.Diff([]string{"ok", "denied", "ok"}, codes(&br)); diff != "" {
+		t.Errorf("batch codes (-want +got):\n%s", diff)
+	}
+	if !res[1].IsError || res[1].Error.Code != engine.CodeDenied || res[2].IsError {
+		t.Errorf("direct results: %+v %+v", res[1], res[2])
+	}
+	if sets := ap.tools(); len(sets) != 1 || len(sets[0]) != 4 {
+		t.Errorf("want one set of 4 gated calls, got %v", sets)
+	}
+	if f.made.Load() != 2 {
+		t.Errorf("made %d, want 2", f.made.Load())
+	}
+}
+
+func TestApprovalDirectCallAndFailures(t *testing.T) {
+	f := newFixture(t)
+	broken := engine.ApproverFunc(func(context.Context, []engine.ApprovalRequest) ([]engine.Decision, error) {
+		return nil, errors.New("approval service down")
+	})
+	e := build(t, f, func(b *engine.Builder) { b.WithApprover(broken) })
+	_, err := e.Call(context.Background(), "makeThing", json.RawMessage(`{"name":"x"}`))
+	if !errors.Is(err, engine.ErrDenied) || !strings.Contains(err.Error(), "approval service down") {
+		t.Errorf("got %v", err)
+	}
+	// Read-only tools never reach the Approver under the default policy.
+	if _, err := e.Call(context.Background(), "add", json.RawMessage(`{"a":1,"b":1}`)); err != nil {
+		t.Errorf("read-only call: %v", err)
+	}
+	short := engine.ApproverFunc(func(context.Context, []engine.ApprovalRequest) ([]engine.Decision, error) {
+		return []engine.Decision{}, nil
+	})
+	e = build(t, f, func(b *engine.Builder) { b.WithApprover(short) })
+	if _, err := e.Call(context.Background(), "makeThing", json.RawMessage(`{"name":"x"}`)); !errors.Is(err, engine.ErrDenied) {
+		t.Errorf("wrong decision count: got %v", err)
+	}
+	slow := engine.ApproverFunc(func(ctx context.Context, _ []engine.ApprovalRequest) ([]engine.Decision, error) {
+		<-ctx.Done()
+		return []engine.Decision{{Approved: true}}, nil
+	})
+	e = build(t, f, func(b *engine.Builder) {
+		b.WithApprover(slow).WithConfig(engine.Config{ApprovalTimeout: engine.Duration(30 * time.Millisecond)})
+	})
+	if _, err := e.Call(context.Background(), "makeThing", json.RawMessage(`{"name":"x"}`)); !errors.Is(err, engine.ErrDenied) || !strings.Contains(err.Error(), "timed out") {
+		t.Errorf("approval timeout: got %v", err)
+	}
+	gateAll := func(*engine.Tool) bool { return true }
+	ap := &denyNamed{}
+	e = build(t, f, func(b *engine.Builder) { b.WithApprover(ap).WithApprovalPolicy(gateAll) })
+	e.Call(context.Background(), "add", json.RawMessage(`{"a":1,"b":1}`))
+	if len(ap.tools()) != 1 {
+		t.Errorf("a custom policy was not applied")
+	}
+}
