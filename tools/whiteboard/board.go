@@ -1,0 +1,425 @@
+// Package whiteboard is codemode's built-in tool set: an in-memory whiteboard
+// of sticky notes, shapes, frames and connectors, driven by the twelve tools
+// of the contract (§8). It is the CLI's default tool set and the demo's board,
+// and small enough for canvas apps to copy.
+//
+// A [Board] holds the state. [Tools] binds the tools to a board: the one in the
+// call's context ([NewContext]), so that a server can give every request its
+// own board, or else a default one.
+//
+// Rules the contract leaves open, chosen here:
+//   - Coordinates are absolute board coordinates, also inside a frame: a
+//     frame groups its children (they move and are deleted with it) but does
+//     not offset them. Only stickies and shapes have parents; frames do not nest.
+//   - Ids are "sticky-N", "shape-N", "frame-N", "conn-N" with one counter per
+//     board that never goes back, not after a delete or a Restore either.
+//   - A connector joins two distinct non-connector objects. Its geometry is
+//     derived (the box between its ends' centers), so moveObject,
+//     resizeObject and arrangeObjects refuse connectors.
+//   - An operation that would make a number non-finite (JSON cannot carry
+//     it) fails as a whole; so does every failed call: nothing half-applied.
+//   - Filters that name a frame (parentId) must name an existing frame.
+package whiteboard
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Object types.
+const (
+	TypeSticky    = "sticky"
+	TypeShape     = "shape"
+	TypeFrame     = "frame"
+	TypeConnector = "connector"
+)
+
+// Shape kinds, the Shape of a TypeShape object.
+const (
+	ShapeRectangle = "rectangle"
+	ShapeEllipse   = "ellipse"
+	ShapeDiamond   = "diamond"
+	ShapeTriangle  = "triangle"
+)
+
+// Connector styles: which ends carry an arrow head.
+const (
+	StyleLine  = "line"
+	StyleArrow = "arrow" // at the toId end
+	StyleBoth  = "both"
+)
+
+var (
+	types       = []string{TypeSticky, TypeShape, TypeFrame, TypeConnector}
+	shapeKinds  = []string{ShapeRectangle, ShapeEllipse, ShapeDiamond, ShapeTriangle}
+	styles      = []string{StyleLine, StyleArrow, StyleBoth}
+	namedColors = []string{"yellow", "pink", "green", "blue", "orange", "purple", "red", "gray", "white"}
+)
+
+// colorPattern is ValidColor as a JSON Schema pattern, for the tools' schemas.
+const colorPattern = `^(yellow|pink|green|blue|orange|purple|red|gray|white|#[0-9a-fA-F]{6})$`
+
+// ValidColor reports whether c is one of the named colors (yellow pink green
+// blue orange purple red gray white) or #rrggbb.
+func ValidColor(c string) bool {
+	if oneOf(c, namedColors) {
+		return true
+	}
+	if len(c) != 7 || c[0] != '#' {
+		return false
+	}
+	for _, r := range c[1:] {
+		if !strings.ContainsRune("0123456789abcdefABCDEF", r) {
+			return false
+		}
+	}
+	return true
+}
+
+// Object is one item on the board, in the JSON shape of getBoardState.
+// Only the fields of its type are set: text/color/parentId for stickies,
+// shape/text/color/parentId for shapes, title/color for frames, and
+// fromId/toId/style/label/color for connectors. A connector's geometry is
+// derived: the bounding box between the centers of its two endpoints.
+type Object struct {
+	ID       string  `json:"id"`
+	Type     string  `json:"type" jsonschema:"enum=sticky,enum=shape,enum=frame,enum=connector"`
+	X        float64 `json:"x" jsonschema_description:"Left edge in absolute board coordinates."`
+	Y        float64 `json:"y" jsonschema_description:"Top edge in absolute board coordinates."`
+	Width    float64 `json:"width"`
+	Height   float64 `json:"height"`
+	Text     string  `json:"text,omitempty" jsonschema_description:"A sticky's or shape's text."`
+	Title    string  `json:"title,omitempty" jsonschema_description:"A frame's title."`
+	Color    string  `json:"color,omitempty"`
+	ParentID string  `json:"parentId,omitempty" jsonschema_description:"The frame this object is in."`
+	FromID   string  `json:"fromId,omitempty" jsonschema_description:"A connector's start."`
+	ToID     string  `json:"toId,omitempty" jsonschema_description:"A connector's end."`
+	Style    string  `json:"style,omitempty" jsonschema:"enum=line,enum=arrow,enum=both"`
+	Label    string  `json:"label,omitempty" jsonschema_description:"A connector's label."`
+	Shape    string  `json:"shape,omitempty" jsonschema:"enum=rectangle,enum=ellipse,enum=diamond,enum=triangle" jsonschema_description:"A shape's kind."`
+}
+
+// Board is a whiteboard. It is safe for concurrent use; every tool call is
+// atomic. Objects are kept in creation order, which is also drawing order.
+// The zero value is an empty board.
+type Board struct {
+	mu    sync.Mutex
+	order []string           // ids in creation order
+	objs  map[string]*Object // by id
+	seq   int                // last number used in an id; ids are never reused
+}
+
+// NewBoard returns an empty board.
+func NewBoard() *Board { return &Board{objs: map[string]*Object{}} }
+
+// Objects returns a copy of all objects in creation order.
+func (b *Board) Objects() []Object {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.list(func(*Object) bool { return true })
+}
+
+// Get returns a copy of the object with the given id.
+func (b *Board) Get(id string) (Object, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	o, ok := b.objs[id]
+	if !ok {
+		return Object{}, false
+	}
+	return *o, true
+}
+
+// Snapshot returns the board's objects for a later Restore: the hook for
+// atomic runs, where a failed run puts the board back as it was.
+func (b *Board) Snapshot() []Object { return b.Objects() }
+
+// Restore replaces the board's objects with objs (normally from Snapshot),
+// after validating them as Load does. The id counter is not rolled back, so
+// ids handed out after the snapshot are not handed out again.
+func (b *Board) Restore(objs []Object) error {
+	objs, err := validate(objs)
+	if err != nil {
+		return err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.replace(objs)
+	return nil
+}
+
+// Clone returns an independent copy of the board, id counter included.
+func (b *Board) Clone() *Board {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	c := NewBoard()
+	c.replace(b.list(func(*Object) bool { return true }))
+	c.seq = b.seq
+	return c
+}
+
+// boardJSON is the board file format: getBoardState's result. Count is
+// accepted (and ignored) so that a saved getBoardState result loads as is.
+type boardJSON struct {
+	Objects []Object `json:"objects"`
+	Count   *int     `json:"count,omitempty"`
+}
+
+// MarshalJSON encodes the board as {"objects": [...]}.
+func (b *Board) MarshalJSON() ([]byte, error) {
+	return json.Marshal(boardJSON{Objects: b.Objects()})
+}
+
+// UnmarshalJSON replaces the board's objects with those of a board document
+// ({"objects": [...]}). It rejects unknown fields and invalid boards (see
+// Load) and leaves the board unchanged on error.
+func (b *Board) UnmarshalJSON(data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var doc boardJSON
+	if err := dec.Decode(&doc); err != nil {
+		return fmt.Errorf("whiteboard: %w", err)
+	}
+	if dec.More() {
+		return fmt.Errorf("whiteboard: trailing data after the board")
+	}
+	return b.Restore(doc.Objects)
+}
+
+// Load replaces the board with the board document read from r. Invalid
+// boards are rejected with an error naming the object: an unknown type or
+// shape, duplicate or empty ids, a parentId or connector end that names no
+// object, a parent that is not a frame, a connector to itself, a bad color
+// or style, a field that does not belong to the type, or a size that is not
+// positive. Connector geometry is recomputed from the endpoints, so board
+// files may leave it out. Ids created later never collide with loaded ones.
+func (b *Board) Load(r io.Reader) error {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return fmt.Errorf("whiteboard: %w", err)
+	}
+	return b.UnmarshalJSON(data)
+}
+
+// Save writes the board document to w, indented, with a final newline.
+func (b *Board) Save(w io.Writer) error {
+	data, err := json.MarshalIndent(boardJSON{Objects: b.Objects()}, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(data, '\n'))
+	return err
+}
+
+// list copies the objects that keep returns true for, in creation order.
+// The result is never nil, so that it encodes as [].
+func (b *Board) list(keep func(*Object) bool) []Object {
+	out := []Object{}
+	for _, id := range b.order {
+		if o := b.objs[id]; keep(o) {
+			out = append(out, *o)
+		}
+	}
+	return out
+}
+
+// replace installs already validated objects and moves the id counter past
+// every number used in their ids.
+func (b *Board) replace(objs []Object) {
+	b.order = make([]string, 0, len(objs))
+	b.objs = make(map[string]*Object, len(objs))
+	for i := range objs {
+		o := objs[i]
+		b.order = append(b.order, o.ID)
+		b.objs[o.ID] = &o
+		if n := idNumber(o.ID); n > b.seq {
+			b.seq = n
+		}
+	}
+}
+
+// add appends a new object, giving it the next id with the type's prefix.
+func (b *Board) add(o Object) Object {
+	if b.objs == nil {
+		b.objs = map[string]*Object{}
+	}
+	prefix := o.Type
+	if prefix == TypeConnector {
+		prefix = "conn"
+	}
+	for {
+		b.seq++
+		o.ID = prefix + "-" + strconv.Itoa(b.seq)
+		if _, taken := b.objs[o.ID]; !taken {
+			break
+		}
+	}
+	b.order = append(b.order, o.ID)
+	b.objs[o.ID] = &o
+	return o
+}
+
+// idNumber returns n for ids of the form "anything-n", else 0.
+func idNumber(id string) int {
+	i := strings.LastIndexByte(id, '-')
+	if i < 0 {
+		return 0
+	}
+	n, err := strconv.Atoi(id[i+1:])
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
+}
+
+// validate checks a board's objects and returns a copy with connector
+// geometry recomputed.
+func validate(objs []Object) ([]Object, error) {
+	out := make([]Object, len(objs))
+	copy(out, objs)
+	byID := make(map[string]*Object, len(out))
+	for i := range out {
+		o := &out[i]
+		if o.ID == "" {
+			return nil, fmt.Errorf("whiteboard: object %d has no id", i)
+		}
+		if _, dup := byID[o.ID]; dup {
+			return nil, fmt.Errorf("whiteboard: duplicate id %q", o.ID)
+		}
+		byID[o.ID] = o
+		if err := checkObject(o); err != nil {
+			return nil, fmt.Errorf("whiteboard: object %q: %w", o.ID, err)
+		}
+	}
+	for i := range out {
+		o := &out[i]
+		if err := checkRefs(o, byID); err != nil {
+			return nil, fmt.Errorf("whiteboard: object %q: %w", o.ID, err)
+		}
+		if o.Type == TypeConnector {
+			o.route(*byID[o.FromID], *byID[o.ToID])
+			if !finiteGeometry(o) {
+				return nil, fmt.Errorf("whiteboard: object %q: geometry out of range", o.ID)
+			}
+		}
+	}
+	return out, nil
+}
+
+// checkObject checks an object on its own: type, fields, numbers, color.
+func checkObject(o *Object) error {
+	if !oneOf(o.Type, types) {
+		return fmt.Errorf("unknown type %q (want one of %s)", o.Type, strings.Join(types, ", "))
+	}
+	// Fields that do not belong to the type are rejected rather than kept
+	// invisibly (a frame's "text" is a typo for "title").
+	allowed := map[string]string{
+		TypeSticky:    "text color parentId",
+		TypeShape:     "shape text color parentId",
+		TypeFrame:     "title color",
+		TypeConnector: "fromId toId style label color",
+	}[o.Type]
+	for _, f := range []struct{ name, val string }{
+		{"text", o.Text}, {"title", o.Title}, {"color", o.Color}, {"parentId", o.ParentID},
+		{"fromId", o.FromID}, {"toId", o.ToID}, {"style", o.Style}, {"label", o.Label}, {"shape", o.Shape},
+	} {
+		if f.val != "" && !oneOf(f.name, strings.Fields(allowed)) {
+			return fmt.Errorf("a %s has no %s", o.Type, f.name)
+		}
+	}
+	if o.Type == TypeShape && !oneOf(o.Shape, shapeKinds) {
+		return fmt.Errorf("shape must be one of %s, got %q", strings.Join(shapeKinds, ", "), o.Shape)
+	}
+	if o.Style != "" && !oneOf(o.Style, styles) {
+		return fmt.Errorf("style must be one of %s, got %q", strings.Join(styles, ", "), o.Style)
+	}
+	if o.Color != "" && !ValidColor(o.Color) {
+		return colorError(o.Color)
+	}
+	if o.Type == TypeConnector {
+		return nil // geometry is derived
+	}
+	if !finite(o.X, o.Y, o.Width, o.Height) {
+		return fmt.Errorf("coordinates and sizes must be finite numbers")
+	}
+	if o.Width <= 0 || o.Height <= 0 {
+		return fmt.Errorf("width and height must be positive, got %v x %v", o.Width, o.Height)
+	}
+	if !finiteGeometry(o) {
+		return fmt.Errorf("geometry out of range")
+	}
+	return nil
+}
+
+// checkRefs checks an object's references to other objects.
+func checkRefs(o *Object, byID map[string]*Object) error {
+	if o.ParentID != "" {
+		p, ok := byID[o.ParentID]
+		switch {
+		case !ok:
+			return fmt.Errorf("parentId: no object with id %q", o.ParentID)
+		case p.Type != TypeFrame:
+			return fmt.Errorf("parentId: %q is a %s, not a frame", p.ID, p.Type)
+		}
+	}
+	if o.Type != TypeConnector {
+		return nil
+	}
+	for _, end := range []struct{ name, id string }{{"fromId", o.FromID}, {"toId", o.ToID}} {
+		e, ok := byID[end.id]
+		switch {
+		case end.id == "":
+			return fmt.Errorf("a connector needs %s", end.name)
+		case !ok:
+			return fmt.Errorf("%s: no object with id %q", end.name, end.id)
+		case e.Type == TypeConnector:
+			return fmt.Errorf("%s: %q is a connector; connectors join stickies, shapes and frames", end.name, e.ID)
+		}
+	}
+	if o.FromID == o.ToID {
+		return fmt.Errorf("cannot connect %q to itself", o.FromID)
+	}
+	return nil
+}
+
+// route sets a connector's geometry: the box between its endpoints' centers.
+func (o *Object) route(from, to Object) {
+	x1, y1 := from.X+from.Width/2, from.Y+from.Height/2
+	x2, y2 := to.X+to.Width/2, to.Y+to.Height/2
+	o.X, o.Y = math.Min(x1, x2), math.Min(y1, y2)
+	o.Width, o.Height = math.Abs(x2-x1), math.Abs(y2-y1)
+}
+
+// finiteGeometry reports whether the object's box, corners included, is
+// finite: JSON cannot encode anything else.
+func finiteGeometry(o *Object) bool {
+	return finite(o.X, o.Y, o.Width, o.Height, o.X+o.Width, o.Y+o.Height)
+}
+
+func finite(vs ...float64) bool {
+	for _, v := range vs {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
+}
+
+func oneOf(s string, set []string) bool {
+	for _, v := range set {
+		if s == v {
+			return true
+		}
+	}
+	return false
+}
+
+func colorError(c string) error {
+	return fmt.Errorf("invalid color %q: use one of %s, or #rrggbb", c, strings.Join(namedColors, ", "))
+}
