@@ -111,6 +111,11 @@ func (b *Builder) Build() (*Engine, error) {
 		return nil, errors.Join(errs...)
 	}
 	sort.Strings(e.names)
+	meta, err := e.metaTools()
+	if err != nil {
+		return nil, err
+	}
+	e.meta = meta
 	for name, r := range e.tools {
 		o := e.cfg.Tools[name]
 		r.timeout = e.cfg.Limits.CallTimeout.D()

@@ -17,6 +17,7 @@ type Engine struct {
 	obs      Observer // nil: no observers, no event work at all
 	approver Approver // nil: approvals off
 	policy   ApprovalPolicy
+	meta     []Tool // meta-tool definitions, built once
 }
 
 // registered is a tool with what Build derived for it.

@@ -156,28 +156,3 @@ func toolArguments(raw json.RawMessage) (json.RawMessage, *Error) {
 	}
 	return raw, nil
 }
-
-// CanonicalName turns a wire-form tool name (dots mapped to '-' for model
-// APIs that forbid dots) back into the canonical dotted name. Canonical names
-// never contain '-', so the mapping is reversible.
-func CanonicalName(name string) string {
-	b := []byte(name)
-	for i, c := range b {
-		if c == '-' {
-			b[i] = '.'
-		}
-	}
-	return string(b)
-}
-
-// WireName maps a canonical tool name to the form model APIs accept
-// (OpenAI and Anthropic forbid dots): every '.' becomes '-'.
-func WireName(name string) string {
-	b := []byte(name)
-	for i, c := range b {
-		if c == '.' {
-			b[i] = '-'
-		}
-	}
-	return string(b)
-}
