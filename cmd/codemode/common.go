@@ -1,0 +1,137 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/codemode-dev/codemode/engine"
+	"github.com/codemode-dev/codemode/tools/whiteboard"
+)
+
+// common holds the flags every running command shares.
+type common struct {
+	config  string
+	board   string
+	timeout time.Duration
+}
+
+func (c *common) register(fs *flag.FlagSet) {
+	fs.StringVar(&c.config, "config", "", "engine limits as a JSON file")
+	fs.StringVar(&c.board, "board", "", "load the board from FILE (if it exists) and save it back")
+	fs.DurationVar(&c.timeout, "timeout", 0, "whole-run timeout, e.g. 5s")
+}
+
+// newFlagSet makes a flag set that reports errors instead of exiting.
+func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return fs
+}
+
+// parse parses flags wherever they stand among the positional arguments
+// ("batch file.json --board b.json" works as well as the other order).
+func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+// setup loads the config and the board and builds the engine over the
+// whiteboard tools.
+func (c *common) setup() (*engine.Engine, *whiteboard.Board, error) {
+	cfg := engine.DefaultConfig()
+	if c.config != "" {
+		var err error
+		if cfg, err = engine.LoadConfig(c.config); err != nil {
+			return nil, nil, err
+		}
+	}
+	if c.timeout < 0 {
+		return nil, nil, errors.New("--timeout must be positive")
+	}
+	if c.timeout > 0 {
+		if c.timeout > cfg.Limits.BatchTimeout.D() {
+			return nil, nil, fmt.Errorf("--timeout %v exceeds the configured batch timeout %v", c.timeout, cfg.Limits.BatchTimeout.D())
+		}
+		cfg.Limits.BatchTimeout = engine.Duration(c.timeout)
+	}
+	board := whiteboard.NewBoard()
+	if c.board != "" {
+		f, err := os.Open(c.board)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+		case err != nil:
+			return nil, nil, err
+		default:
+			err = board.Load(f)
+			f.Close()
+			if err != nil {
+				return nil, nil, fmt.Errorf("board %s: %w", c.board, err)
+			}
+		}
+	}
+	eng, err := engine.NewBuilder().Add(whiteboard.Tools(board)...).WithConfig(cfg).Build()
+	if err != nil {
+		return nil, nil, err
+	}
+	return eng, board, nil
+}
+
+// saveBoard writes the board back to --board, atomically: a crash leaves
+// either the old file or the new one.
+func (c *common) saveBoard(b *whiteboard.Board) error {
+	if c.board == "" {
+		return nil
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(c.board), ".board-*.json")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := b.Save(tmp); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), c.board)
+}
+
+// readInput reads FILE, or stdin for "-" or no argument.
+func readInput(pos []string, stdin io.Reader) ([]byte, error) {
+	switch {
+	case len(pos) > 1:
+		return nil, fmt.Errorf("want one input file, got %d", len(pos))
+	case len(pos) == 0 || pos[0] == "-":
+		return io.ReadAll(io.LimitReader(stdin, maxInput+1))
+	}
+	f, err := os.Open(pos[0])
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, maxInput+1))
+}
+
+// maxInput bounds a request read from a file or stdin.
+const maxInput = 16 << 20
+
+func fail(stderr io.Writer, code int, format string, args ...any) int {
+	fmt.Fprintf(stderr, "codemode: "+format+"\n", args...)
+	return code
+}

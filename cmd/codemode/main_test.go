@@ -1,0 +1,169 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/codemode-dev/codemode/engine"
+	"github.com/google/go-cmp/cmp"
+)
+
+// cli runs the command in-process.
+func cli(t *testing.T, stdin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(args, strings.NewReader(stdin), &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+func decode(t *testing.T, out string) engine.BatchResult {
+	t.Helper()
+	var res engine.BatchResult
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("stdout is not a batch result: %v\n%s", err, out)
+	}
+	return res
+}
+
+func TestBatchRetro(t *testing.T) {
+	board := filepath.Join(t.TempDir(), "board.json")
+	out, errs, code := cli(t, "", "batch", "../../examples/retro.json", "--board", board)
+	if code != 0 || errs != "" {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	res := decode(t, out)
+	if res.Summary.Successful != 10 || res.Summary.Total != 10 {
+		t.Fatalf("summary %+v", res.Summary)
+	}
+	saved, err := os.ReadFile(board)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var state struct{ Objects []struct{ Type, ParentID string } }
+	json.Unmarshal(saved, &state)
+	inFrame := 0
+	for _, o := range state.Objects {
+		if o.Type == "sticky" && o.ParentID == "frame-1" {
+			inFrame++
+		}
+	}
+	if len(state.Objects) != 10 || inFrame != 5 {
+		t.Errorf("saved board: %d objects, %d stickies in the frame; want 10 and 5", len(state.Objects), inFrame)
+	}
+	// The board was saved; a second run adds to it without id collisions.
+	out, _, code = cli(t, `{"operations":[{"tool":"createStickyNote","args":{"text":"later","x":0,"y":700}},{"tool":"getBoardState","args":{}}]}`, "batch", "-", "--board", board)
+	if code != 0 {
+		t.Fatalf("second run exit %d: %s", code, out)
+	}
+	res = decode(t, out)
+	var all struct {
+		Objects []struct{ ID string }
+		Count   int
+	}
+	json.Unmarshal(res.Results[1].Result, &all)
+	ids := map[string]bool{}
+	for _, o := range all.Objects {
+		if ids[o.ID] {
+			t.Errorf("duplicate id %s", o.ID)
+		}
+		ids[o.ID] = true
+	}
+	if all.Count != 11 {
+		t.Errorf("board has %d objects after two runs, want 11 (1 frame, 3 shapes, 5+1 stickies, 1 connector)", all.Count)
+	}
+}
+
+func TestBatchTypoExitsOne(t *testing.T) {
+	out, errs, code := cli(t, "", "batch", "../../examples/retro-typo.json")
+	if code != 1 || errs != "" {
+		t.Fatalf("exit %d, stderr %q; want 1 and nothing", code, errs)
+	}
+	res := decode(t, out)
+	if len(res.Results) != 10 {
+		t.Fatalf("%d results", len(res.Results))
+	}
+	for i, r := range res.Results {
+		if r.Index != i {
+			t.Errorf("result %d has index %d", i, r.Index)
+		}
+		if (i == 5) == r.Success {
+			t.Errorf("result %d success=%v", i, r.Success)
+		}
+	}
+	e := res.Results[5].Error
+	if e.Code != engine.CodeUnknownTool || !cmp.Equal(e.Suggestions, []string{"createStickyNote"}) {
+		t.Errorf("typo result: %+v", e)
+	}
+}
+
+func TestUsageErrorsExitTwo(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "cfg.json")
+	os.WriteFile(cfg, []byte(`{"limits":{"maxOperations":3}}`), 0o644)
+	badCfg := filepath.Join(dir, "bad.json")
+	os.WriteFile(badCfg, []byte(`{"limits":{"maxOps":3}}`), 0o644)
+	badBoard := filepath.Join(dir, "board.json")
+	os.WriteFile(badBoard, []byte(`{"objects":[{"id":"x","type":"blob"}]}`), 0o644)
+	retro, _ := os.ReadFile("../../examples/retro.json")
+	cases := []struct {
+		name, stdin string
+		args        []string
+		want        string
+	}{
+		{"malformed JSON", `{"operations":[`, []string{"batch"}, "malformed JSON"},
+		{"not a request", `[1,2]`, []string{"batch", "-"}, "must be an object"},
+		{"unknown field", `{"ops":[]}`, []string{"batch"}, `unknown field "ops"`},
+		{"cycle", `{"operations":[{"tool":"getBoardState","label":"a","args":{"parentId":{"$ref":"a.id"}}}]}`, []string{"batch"}, "itself"},
+		{"too many for config", string(retro), []string{"batch", "--config", cfg}, "10 operations; the limit is 3"},
+		{"bad config", `{}`, []string{"batch", "--config", badCfg}, `unknown field "maxOps"`},
+		{"bad board", `{"operations":[{"tool":"getBoardState"}]}`, []string{"batch", "--board", badBoard}, "blob"},
+		{"missing file", ``, []string{"batch", filepath.Join(dir, "nope.json")}, "no such file"},
+		{"two files", ``, []string{"batch", "a", "b"}, "one input file"},
+		{"bad flag", ``, []string{"batch", "--bored", "x"}, "flag provided but not defined"},
+		{"timeout above config", `{"operations":[{"tool":"getBoardState"}]}`, []string{"batch", "--timeout", "2m"}, "exceeds"},
+		{"unknown command", ``, []string{"bach"}, `unknown command "bach"`},
+		{"tools with args", ``, []string{"tools", "x"}, "unexpected argument"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errs, code := cli(t, tc.stdin, tc.args...)
+			if code != 2 {
+				t.Errorf("exit %d, want 2 (stdout %q)", code, out)
+			}
+			if out != "" {
+				t.Errorf("stdout %q, want nothing", out)
+			}
+			if strings.Count(errs, "\n") != 1 || !strings.Contains(errs, tc.want) {
+				t.Errorf("stderr %q: want one line containing %q", errs, tc.want)
+			}
+		})
+	}
+}
+
+func TestTools(t *testing.T) {
+	out, _, code := cli(t, "", "tools")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, name := range []string{"createStickyNote", "createShape", "createFrame", "createConnector", "moveObject", "resizeObject",
+		"updateText", "changeColor", "deleteObject", "getBoardState", "findObjects", "arrangeObjects", "batch"} {
+		if !strings.Contains(out, "\n"+name+" ") {
+			t.Errorf("tools output lacks %s:\n%s", name, out)
+		}
+	}
+	out, _, code = cli(t, "", "tools", "--json")
+	var list []engine.MCPTool
+	if err := json.Unmarshal([]byte(out), &list); err != nil || code != 0 || len(list) != 13 {
+		t.Fatalf("tools --json: exit %d, %d tools, %v", code, len(list), err)
+	}
+	if out, _, code := cli(t, "", "help"); code != 0 || !strings.Contains(out, "Usage:") {
+		t.Errorf("help: exit %d", code)
+	}
+	if _, errs, code := cli(t, ""); code != 2 || !strings.Contains(errs, "Usage:") {
+		t.Errorf("no args: exit %d", code)
+	}
+}
