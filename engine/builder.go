@@ -104,9 +104,7 @@ func (b *Builder) Build() (*Engine, error) {
 		e.tools[t.Name] = &registered{Tool: t, schema: s}
 		e.names = append(e.names, t.Name)
 	}
-	if err := e.cfg.check(e.tools); err != nil {
-		errs = append(errs, err)
-	}
+	errs = append(errs, e.cfg.check(e.tools)...)
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}

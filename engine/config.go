@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -86,28 +87,41 @@ func fill[T comparable](p *T, def T) {
 	}
 }
 
-// check reports negative limits and overrides for tools that do not exist.
-func (c Config) check(tools map[string]*registered) error {
+// check reports negative limits and overrides for tools that do not exist,
+// every one of them, in a stable order.
+func (c Config) check(tools map[string]*registered) []error {
+	var errs []error
 	l := c.Limits
-	for name, v := range map[string]int64{
-		"maxOperations": int64(l.MaxOperations), "maxConcurrency": int64(l.MaxConcurrency),
-		"callTimeout": int64(l.CallTimeout), "batchTimeout": int64(l.BatchTimeout),
-		"maxResultChars": int64(l.MaxResultChars), "maxAggregateChars": int64(l.MaxAggregateChars),
-		"approvalTimeout": int64(c.ApprovalTimeout),
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{
+		{"maxOperations", int64(l.MaxOperations)}, {"maxConcurrency", int64(l.MaxConcurrency)},
+		{"callTimeout", int64(l.CallTimeout)}, {"batchTimeout", int64(l.BatchTimeout)},
+		{"maxResultChars", int64(l.MaxResultChars)}, {"maxAggregateChars", int64(l.MaxAggregateChars)},
 	} {
-		if v < 0 {
-			return fmt.Errorf("config: limits.%s must not be negative", name)
+		if f.v < 0 {
+			errs = append(errs, fmt.Errorf("config: limits.%s must not be negative", f.name))
 		}
 	}
-	for name, t := range c.Tools {
+	if c.ApprovalTimeout < 0 {
+		errs = append(errs, fmt.Errorf("config: approvalTimeout must not be negative"))
+	}
+	names := make([]string, 0, len(c.Tools))
+	for name := range c.Tools {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		t := c.Tools[name]
 		if _, ok := tools[name]; !ok {
-			return fmt.Errorf("config: tools.%s: no such tool", name)
+			errs = append(errs, fmt.Errorf("config: tools.%s: no such tool", name))
 		}
 		if t.Timeout < 0 || t.MaxResultChars < 0 {
-			return fmt.Errorf("config: tools.%s: limits must not be negative", name)
+			errs = append(errs, fmt.Errorf("config: tools.%s: limits must not be negative", name))
 		}
 	}
-	return nil
+	return errs
 }
 
 // LoadConfig reads a JSON config file. Unknown fields are errors, so a typo

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -23,8 +24,11 @@ func (e *Engine) startRun(ctx context.Context, kind RunKind) *run {
 	return r
 }
 
+// newRunID returns "run_" and 13 base-36 digits: fixed width, so ids line
+// up in logs and are easy to match.
 func newRunID() string {
-	return "run_" + strconv.FormatUint(rand.Uint64(), 36)
+	id := strconv.FormatUint(rand.Uint64(), 36)
+	return "run_" + strings.Repeat("0", 13-len(id)) + id
 }
 
 // finish emits run_end; err is nil for a run that succeeded.

@@ -43,7 +43,9 @@ func TestBatchRetro(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var state struct{ Objects []struct{ Type, ParentID string } }
+	var state struct {
+		Objects []struct{ Type, ParentID string }
+	}
 	json.Unmarshal(saved, &state)
 	inFrame := 0
 	for _, o := range state.Objects {

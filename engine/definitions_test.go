@@ -1,0 +1,98 @@
+package engine_test
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/codemode-dev/codemode/engine"
+	"github.com/codemode-dev/codemode/tools/whiteboard"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+func whiteboardEngine(t testing.TB) *engine.Engine {
+	t.Helper()
+	e, err := engine.NewBuilder().Add(whiteboard.Tools(whiteboard.NewBoard())...).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func batchSchema(t *testing.T, e *engine.Engine) *jsonschema.Schema {
+	t.Helper()
+	defs := e.ToolDefinitions()
+	last := defs.Tools[len(defs.Tools)-1]
+	if last.Name != "batch" || last.Handler != nil {
+		t.Fatalf("last definition is %q, want the batch meta-tool", last.Name)
+	}
+	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(string(last.InputSchema)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("mem:///batch.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Compile("mem:///batch.json")
+	if err != nil {
+		t.Fatalf("batch schema does not compile: %v", err)
+	}
+	return s
+}
+
+// TestBatchSchemaGuidesStrictDecoding: the batch meta-tool's schema accepts
+// the example retro batch and rejects a misspelt tool and malformed args, so
+// a model decoding under it cannot produce them.
+func TestBatchSchemaGuidesStrictDecoding(t *testing.T) {
+	s := batchSchema(t, whiteboardEngine(t))
+	check := func(name, doc string, valid bool) {
+		t.Helper()
+		v, err := jsonschema.UnmarshalJSON(strings.NewReader(doc))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if err := s.Validate(v); (err == nil) != valid {
+			t.Errorf("%s: valid=%v, want %v (%v)", name, err == nil, valid, err)
+		}
+	}
+	retro, _ := os.ReadFile("../examples/retro.json")
+	typo, _ := os.ReadFile("../examples/retro-typo.json")
+	check("retro example", string(retro), true)
+	check("misspelt tool", string(typo), false)
+	check("string for a number", `{"operations":[{"tool":"createFrame","args":{"title":"t","x":"0","y":0,"width":10,"height":10}}]}`, false)
+	check("args of another tool", `{"operations":[{"tool":"createFrame","args":{"text":"t","x":0,"y":0}}]}`, false)
+	check("bad mode", `{"operations":[{"tool":"getBoardState","args":{}}],"executionMode":"fast"}`, false)
+}
+
+func TestDefinitionsExport(t *testing.T) {
+	e := build(t, newFixture(t))
+	defs := e.ToolDefinitions()
+	mcp := defs.MCP()
+	oa, err := defs.OpenAI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	an, err := defs.Anthropic()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(mcp) != len(e.Tools())+1 || len(oa) != len(mcp) || len(an) != len(mcp) {
+		t.Fatalf("counts: %d tools, mcp %d, openai %d, anthropic %d", len(e.Tools()), len(mcp), len(oa), len(an))
+	}
+	names := map[string]bool{}
+	for i := range mcp {
+		names[mcp[i].Name+" "+oa[i].Function.Name+" "+an[i].Name] = true
+	}
+	if !names["board.getState board-getState board-getState"] || !names["batch batch batch"] {
+		t.Errorf("dotted names not mapped reversibly: %v", names)
+	}
+	if engine.CanonicalName(engine.WireName("a.b.c")) != "a.b.c" {
+		t.Error("WireName is not reversed by CanonicalName")
+	}
+	out, _ := json.Marshal(oa[0])
+	if !strings.HasPrefix(string(out), `{"type":"function","function":{"name":`) {
+		t.Errorf("OpenAI shape: %s", out)
+	}
+}

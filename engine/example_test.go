@@ -1,0 +1,137 @@
+package engine_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/codemode-dev/codemode/bindings"
+	"github.com/codemode-dev/codemode/engine"
+)
+
+type NoteArgs struct {
+	Text     string `json:"text" jsonschema_description:"What the note says."`
+	ParentID string `json:"parentId,omitempty" jsonschema_description:"Id of a folder to put the note in."`
+}
+
+type Created struct {
+	ID string `json:"id"`
+}
+
+// notes is a tiny tool set: folders and notes, ids handed out in order.
+func notes() []engine.Tool {
+	n := 0
+	next := func(kind string) Created { n++; return Created{ID: fmt.Sprintf("%s-%d", kind, n)} }
+	return []engine.Tool{
+		bindings.MustFunc("createFolder", "Create a folder.", func(ctx context.Context, in struct {
+			Name string `json:"name"`
+		}) (Created, error) {
+			return next("folder"), nil
+		}),
+		bindings.MustFunc("createNote", "Create a note, optionally in a folder.", func(ctx context.Context, in NoteArgs) (Created, error) {
+			return next("note"), nil
+		}),
+	}
+}
+
+// A batch whose second operation uses the first one's result, and whose
+// third misspells a tool.
+func ExampleEngine_Batch() {
+	eng, err := engine.NewBuilder().Add(notes()...).Build()
+	if err != nil {
+		panic(err)
+	}
+	req, err := engine.ParseBatchRequest([]byte(`{
+	  "executionMode": "sequential",
+	  "operations": [
+	    {"tool": "createFolder", "args": {"name": "Ideas"}, "label": "folder"},
+	    {"tool": "createNote", "args": {"text": "Ship it", "parentId": {"$ref": "folder.id"}}},
+	    {"tool": "create_note", "args": {"text": "typo"}}
+	  ]}`))
+	if err != nil {
+		panic(err)
+	}
+	res, err := eng.Batch(context.Background(), req)
+	if err != nil {
+		panic(err)
+	}
+	for _, r := range res.Results {
+		if r.Success {
+			fmt.Printf("%d %s: %s\n", r.Index, r.Tool, r.Result)
+		} else {
+			fmt.Printf("%d %s: %s %v\n", r.Index, r.Tool, r.Error.Code, r.Error.Suggestions)
+		}
+	}
+	// Output:
+	// 0 createFolder: {"id":"folder-1"}
+	// 1 createNote: {"id":"note-2"}
+	// 2 create_note: unknown_tool [createNote]
+}
+
+// A model step with native tool calls: a batch call is unwrapped into its
+// operations; every write goes to the Approver, as one set.
+func ExampleEngine_HandleToolCalls() {
+	approver := engine.ApproverFunc(func(ctx context.Context, reqs []engine.ApprovalRequest) ([]engine.Decision, error) {
+		out := make([]engine.Decision, len(reqs))
+		for i, r := range reqs {
+			fmt.Println("asked:", r.Tool, string(r.Args))
+			out[i].Approved = !strings.Contains(string(r.Args), "secret")
+		}
+		return out, nil
+	})
+	eng, err := engine.NewBuilder().Add(notes()...).WithApprover(approver).Build()
+	if err != nil {
+		panic(err)
+	}
+	results := eng.HandleToolCalls(context.Background(), []engine.ToolCall{
+		{ID: "call_1", Name: "createFolder", Arguments: json.RawMessage(`"{\"name\":\"Inbox\"}"`)},
+		{ID: "call_2", Name: "createNote", Arguments: json.RawMessage(`{"text":"secret plan"}`)},
+	})
+	for _, r := range results {
+		fmt.Println(r.ID, r.IsError, string(r.Content))
+	}
+	// Output:
+	// asked: createFolder {"name":"Inbox"}
+	// asked: createNote {"text":"secret plan"}
+	// call_1 false {"id":"folder-1"}
+	// call_2 true {"error":{"code":"denied","message":"call of \"createNote\" was denied"}}
+}
+
+// Definitions for a model API: the tools plus the batch meta-tool, with
+// dotted names mapped for providers that forbid dots.
+func ExampleEngine_ToolDefinitions() {
+	eng, err := engine.NewBuilder().Add(notes()...).Build()
+	if err != nil {
+		panic(err)
+	}
+	tools, err := eng.ToolDefinitions().OpenAI()
+	if err != nil {
+		panic(err)
+	}
+	for _, t := range tools {
+		fmt.Println(t.Type, t.Function.Name)
+	}
+	// Output:
+	// function createFolder
+	// function createNote
+	// function batch
+}
+
+// Errors are data with a code; errors.Is matches by code.
+func ExampleError() {
+	eng, _ := engine.NewBuilder().Add(notes()...).Build()
+	_, err := eng.Call(context.Background(), "createNote", json.RawMessage(`{"txt":"hi"}`))
+	var e *engine.Error
+	if errors.As(err, &e) {
+		fmt.Println(e.Code, errors.Is(err, engine.ErrInvalidArgs))
+		for _, d := range e.Details {
+			fmt.Printf("%q: %s\n", d.Path, d.Message)
+		}
+	}
+	// Output:
+	// invalid_args true
+	// "": missing property 'text'
+	// "": additional properties 'txt' not allowed
+}
