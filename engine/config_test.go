@@ -27,7 +27,7 @@ func TestParseConfig(t *testing.T) {
 		t.Errorf("config (-want +got):\n%s", diff)
 	}
 	for doc, msg := range map[string]string{
-		`{"limits":{"maxOps":1}}`:          `unknown field "maxOps"`,
+		`{"limits":{"maxOps":1}}`:           `unknown field "maxOps"`,
 		`{"limits":{"callTimeout":"fast"}}`: `invalid duration "fast"`,
 		`{"limits":{"callTimeout":true}}`:   `invalid duration true`,
 		`{} {}`:                             "after the JSON object",
