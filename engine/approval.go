@@ -84,7 +84,10 @@ func (r *run) approve(ctx context.Context, set []pendingApproval) {
 	if err == nil && len(decisions) != len(reqs) {
 		err = fmt.Errorf("approver returned %d decisions for %d calls", len(decisions), len(reqs))
 	}
-	if err == nil && actx.Err() != nil {
+	switch {
+	case ctx.Err() != nil:
+		err = fmt.Errorf("the run was canceled while waiting for approval")
+	case err == nil && actx.Err() != nil:
 		err = fmt.Errorf("approval timed out after %v", r.eng.cfg.ApprovalTimeout.D())
 	}
 	for i, p := range set {

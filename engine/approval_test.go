@@ -148,3 +148,19 @@ func TestApprovalDirectCallAndFailures(t *testing.T) {
 		t.Errorf("a custom policy was not applied")
 	}
 }
+
+func TestApprovalCanceledWhileWaiting(t *testing.T) {
+	waiting := make(chan struct{})
+	ap := engine.ApproverFunc(func(ctx context.Context, _ []engine.ApprovalRequest) ([]engine.Decision, error) {
+		close(waiting)
+		<-ctx.Done()
+		return nil, ctx.Err()
+	})
+	e := build(t, newFixture(t), func(b *engine.Builder) { b.WithApprover(ap) })
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-waiting; cancel() }()
+	_, err := e.Call(ctx, "makeThing", json.RawMessage(`{"name":"x"}`))
+	if !errors.Is(err, engine.ErrCanceled) {
+		t.Errorf("got %v", err)
+	}
+}

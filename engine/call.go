@@ -68,6 +68,9 @@ func (r *run) dispatch(ctx context.Context, c *call) (json.RawMessage, *Error) {
 			a = &approval{}
 			r.approve(ctx, []pendingApproval{{req: c.approvalRequest(t), out: a}})
 		}
+		if ctx.Err() != nil {
+			return nil, causeOf(ctx) // canceled while waiting: not a refusal
+		}
 		if !a.approved {
 			return nil, a.err(c.tool)
 		}

@@ -102,6 +102,14 @@ func (c *common) saveBoard(b *whiteboard.Board) error {
 		return err
 	}
 	defer os.Remove(tmp.Name())
+	mode := os.FileMode(0o644) // CreateTemp makes 0600; keep the file's own mode
+	if fi, err := os.Stat(c.board); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return err
+	}
 	if err := b.Save(tmp); err != nil {
 		tmp.Close()
 		return err

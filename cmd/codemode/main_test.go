@@ -39,6 +39,9 @@ func TestBatchRetro(t *testing.T) {
 	if res.Summary.Successful != 10 || res.Summary.Total != 10 {
 		t.Fatalf("summary %+v", res.Summary)
 	}
+	if fi, err := os.Stat(board); err != nil || fi.Mode().Perm() != 0o644 {
+		t.Errorf("saved board mode %v (%v), want 0644", fi.Mode().Perm(), err)
+	}
 	saved, err := os.ReadFile(board)
 	if err != nil {
 		t.Fatal(err)

@@ -258,6 +258,9 @@ func (b *Board) arrangeObjects(a arrangeObjectsArgs) (arrangeResult, error) {
 	objs := make([]*Object, n)
 	listed := map[string]bool{}
 	for i, id := range a.ObjectIDs {
+		if id == "" {
+			return arrangeResult{}, toolError("objectIds[%d] is empty", i)
+		}
 		o, err := b.movable(id)
 		if err != nil {
 			return arrangeResult{}, err

@@ -257,6 +257,7 @@ func TestErrors(t *testing.T) {
 		{"changeColor", `{"objectId":"sticky-9","color":"red"}`, `no object with id "sticky-9"`},
 		{"deleteObject", `{"objectId":"sticky-9"}`, `no object with id "sticky-9"`},
 		{"deleteObject", `{}`, "objectId is required"},
+		{"arrangeObjects", `{"objectIds":["sticky-2",""],"layout":"row"}`, "objectIds[1] is empty"},
 		{"getBoardState", `{"type":"note"}`, `type must be one of sticky, shape, frame, connector, got "note"`},
 		{"getBoardState", `{"parentId":"frame-9"}`, `parentId: no object with id "frame-9"`},
 		{"getBoardState", `{"parentId":"sticky-2"}`, `parentId: "sticky-2" is a sticky, not a frame`},
