@@ -1,8 +1,11 @@
 package bindings
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"reflect"
+	"strings"
 
 	"github.com/invopop/jsonschema"
 )
@@ -14,13 +17,44 @@ func SchemaFor[T any]() (json.RawMessage, error) {
 	return SchemaOf(reflect.TypeFor[T]())
 }
 
-// SchemaOf is SchemaFor for a reflect.Type.
-func SchemaOf(t reflect.Type) (json.RawMessage, error) {
+// SchemaOf is SchemaFor for a reflect.Type. Types that cannot be described
+// in JSON (channels, functions) are an error.
+func SchemaOf(t reflect.Type) (doc json.RawMessage, err error) {
+	defer func() {
+		if p := recover(); p != nil { // invopop panics on unsupported types
+			doc, err = nil, fmt.Errorf("cannot describe %v as JSON Schema: %v", t, p)
+		}
+	}()
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	r := &jsonschema.Reflector{Anonymous: true, ExpandedStruct: t.Kind() == reflect.Struct}
+	r := &jsonschema.Reflector{Anonymous: true}
 	s := r.ReflectFromType(t)
 	s.Version = "" // draft 2020-12 is the engine's default; keep schemas short for models
+	if name, ok := strings.CutPrefix(s.Ref, "#/$defs/"); ok && s.Definitions[name] != nil {
+		s = inlineRoot(s, name)
+	}
 	return json.Marshal(s)
+}
+
+// inlineRoot replaces a root that is only a $ref to $defs[name] by that
+// definition, keeping $defs for nested types, and keeping the definition
+// itself only when something still refers to it (a type that contains itself).
+func inlineRoot(s *jsonschema.Schema, name string) *jsonschema.Schema {
+	root := *s.Definitions[name]
+	others := make(jsonschema.Definitions, len(s.Definitions))
+	for k, v := range s.Definitions {
+		if k != name {
+			others[k] = v
+		}
+	}
+	root.Definitions = others
+	probe, _ := json.Marshal(&root)
+	if bytes.Contains(probe, []byte(`"#/$defs/`+name+`"`)) {
+		root.Definitions = s.Definitions
+	}
+	if len(root.Definitions) == 0 {
+		root.Definitions = nil
+	}
+	return &root
 }

@@ -128,6 +128,9 @@ func collect(e *jsonschema.ValidationError, out *[]Violation) {
 		case *kind.Group, *kind.Reference, *kind.Schema:
 			return
 		}
+		if k, ok := e.ErrorKind.(*kind.AdditionalProperties); ok {
+			sort.Strings(k.Properties) // the library lists them in map order
+		}
 		*out = append(*out, Violation{Path: pointer(e.InstanceLocation), Message: e.ErrorKind.LocalizedString(printer)})
 		return
 	}

@@ -483,3 +483,16 @@ func FuzzAcceptsAnyObject(f *testing.F) {
 		}
 	})
 }
+
+func TestAdditionalPropertiesListedInOrder(t *testing.T) {
+	s, err := Compile(json.RawMessage(`{"type":"object","additionalProperties":false}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 20 {
+		v, _ := Decode([]byte(`{"zz":1,"extra":2,"mm":3}`))
+		if got := s.Validate(v); len(got) != 1 || got[0].Message != "additional properties 'extra', 'mm', 'zz' not allowed" {
+			t.Fatalf("got %v", got)
+		}
+	}
+}

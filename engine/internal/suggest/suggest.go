@@ -9,8 +9,8 @@ import (
 // Max is the most suggestions Names returns.
 const Max = 3
 
-// Names returns up to Max candidates close to name, best first: exact matches
-// after folding case and removing '_', '-' and '.' (create_sticky_note →
+// Names returns up to Max candidates close to name, best first: name itself
+// if it is a candidate, then exact matches after folding case and removing '_', '-' and '.' (create_sticky_note →
 // createStickyNote), then candidates within a small edit distance (red → read,
 // createStikyNote → createStickyNote), then candidates whose folded form
 // contains the folded name or is contained in it.
@@ -22,13 +22,16 @@ func Names(name string, candidates []string) []string {
 	type scored struct {
 		name  string
 		score int
+		raw   int // edit distance before folding: breaks ties toward the closer spelling
 	}
 	var hits []scored
 	for _, c := range candidates {
 		fc := fold(c)
 		switch {
+		case c == name:
+			hits = append(hits, scored{c, -1, 0})
 		case fc == folded:
-			hits = append(hits, scored{c, 0})
+			hits = append(hits, scored{c, 0, distance(name, c)})
 		default:
 			d := distance(folded, fc)
 			limit := 1 + len(folded)/4
@@ -36,15 +39,18 @@ func Names(name string, candidates []string) []string {
 				limit = 4
 			}
 			if d <= limit {
-				hits = append(hits, scored{c, 1 + d})
+				hits = append(hits, scored{c, 1 + d, 0})
 			} else if len(folded) >= 4 && (strings.Contains(fc, folded) || strings.Contains(folded, fc)) {
-				hits = append(hits, scored{c, 10 + abs(len(fc)-len(folded))})
+				hits = append(hits, scored{c, 10 + abs(len(fc)-len(folded)), 0})
 			}
 		}
 	}
 	sort.SliceStable(hits, func(i, j int) bool {
 		if hits[i].score != hits[j].score {
 			return hits[i].score < hits[j].score
+		}
+		if hits[i].raw != hits[j].raw {
+			return hits[i].raw < hits[j].raw
 		}
 		return hits[i].name < hits[j].name
 	})

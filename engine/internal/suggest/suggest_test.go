@@ -246,3 +246,12 @@ func FuzzNames(f *testing.F) {
 		}
 	})
 }
+
+func TestNamesExactAndCloserSpellingFirst(t *testing.T) {
+	if got := Names("read", []string{"READ", "REad", "ReAd", "read"}); !cmp.Equal(got, []string{"read", "ReAd", "REad"}) && !cmp.Equal(got, []string{"read", "REad", "ReAd"}) {
+		t.Errorf("got %v: the exact name must come first", got)
+	}
+	if got := Names("readAll", []string{"READALL", "readall"}); !cmp.Equal(got, []string{"readall", "READALL"}) {
+		t.Errorf("got %v: the closer spelling must come first", got)
+	}
+}
