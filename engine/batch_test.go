@@ -341,3 +341,55 @@ func TestParseBatchRequestTimeoutUnits(t *testing.T) {
 		t.Fatal("want an error for a bad timeout")
 	}
 }
+
+// TestStuckHandlersAreWrittenOff: a handler that ignores its context is
+// reported as timeout at its deadline and the run goes on without it, in every
+// mode — the worker stuck in it is replaced.
+func TestStuckHandlersAreWrittenOff(t *testing.T) {
+	f := newFixture(t)
+	rec := &recorder{}
+	e := build(t, f, func(b *engine.Builder) {
+		b.WithObserver(rec).WithConfig(engine.Config{Tools: map[string]engine.ToolLimits{"stuck": {Timeout: engine.Duration(40 * time.Millisecond)}}})
+	})
+	for _, req := range []string{
+		`{"executionMode":"sequential","operations":[{"tool":"stuck"},{"tool":"stuck"},{"tool":"add","args":{"a":1,"b":1}}]}`,
+		`{"safetyLimits":{"maxConcurrency":1},"operations":[{"tool":"stuck"},{"tool":"stuck"},{"tool":"stuck"},{"tool":"add","args":{"a":1,"b":1}}]}`,
+	} {
+		start := time.Now()
+		res := mustBatch(t, e, req)
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("took %v", d)
+		}
+		got := codes(res)
+		for i, c := range got[:len(got)-1] {
+			if c != "timeout" {
+				t.Errorf("operation %d: %s, want timeout", i, c)
+			}
+		}
+		if got[len(got)-1] != "ok" {
+			t.Errorf("the operation after the stuck ones: %s", got[len(got)-1])
+		}
+	}
+	start := time.Now()
+	out := e.HandleToolCalls(context.Background(), []engine.ToolCall{{ID: "1", Name: "stuck"}, {ID: "2", Name: "add", Arguments: json.RawMessage(`{"a":1,"b":1}`)}})
+	if !out[0].IsError || out[0].Error.Code != engine.CodeTimeout || out[1].IsError || time.Since(start) > 5*time.Second {
+		t.Errorf("native calls: %+v", out)
+	}
+	if _, err := e.Call(context.Background(), "stuck", nil); !errors.Is(err, engine.ErrTimeout) {
+		t.Errorf("direct call: %v", err)
+	}
+	// Each rescued call still has exactly one end event.
+	ends := map[string]int{}
+	for _, ev := range rec.ofType(engine.EventToolCallEnd) {
+		ends[ev.RunID+"/"+ev.CallID]++
+	}
+	for id, n := range ends {
+		if n != 1 {
+			t.Errorf("call %s: %d end events", id, n)
+		}
+	}
+	f.unstick()
+	// The stuck handlers return late; their results must not reach anything
+	// (the race detector and goleak watch this).
+	time.Sleep(20 * time.Millisecond)
+}

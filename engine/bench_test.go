@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/codemode-dev/codemode/engine"
+	"github.com/codemode-dev/codemode/tools/whiteboard"
 )
 
 // noopEngine has one no-op tool with an empty-object schema, so the benchmark
@@ -48,5 +50,73 @@ func BenchmarkBatchNoop(b *testing.B) {
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/operation")
 			})
 		}
+	}
+}
+
+// BenchmarkCallGuarantees measures, alone, the two things every call pays for
+// its limits to hold: a context carrying the per-call deadline, and the
+// goroutine the handler runs on so the deadline holds even for a handler that
+// ignores its context. docs/benchmarks.md compares them with BatchNoop.
+func BenchmarkCallGuarantees(b *testing.B) {
+	parent, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	b.Run("deadline-context", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			ctx, cancel := context.WithTimeoutCause(parent, 30*time.Second, context.DeadlineExceeded)
+			<-doneOrNil(ctx)
+			cancel()
+		}
+	})
+	b.Run("guard-goroutine", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			ch := make(chan json.RawMessage, 1)
+			go func() { ch <- nil }()
+			select {
+			case <-ch:
+			case <-parent.Done():
+			}
+		}
+	})
+}
+
+// doneOrNil touches ctx.Done (allocating its channel, as the call path does)
+// and returns a closed channel so the receive does not block.
+func doneOrNil(ctx context.Context) chan struct{} {
+	_ = ctx.Done()
+	return closed
+}
+
+var closed = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+// BenchmarkBatchWhiteboard is a realistic batch: a frame and n sticky notes
+// placed in it through $ref, over a fresh board each time.
+func BenchmarkBatchWhiteboard(b *testing.B) {
+	for _, n := range []int{10, 99} { // with the frame: 100 operations, the default limit
+		var ops strings.Builder
+		ops.WriteString(`{"tool":"createFrame","args":{"title":"Retro","x":0,"y":0,"width":5000,"height":5000},"label":"f"}`)
+		for i := range n {
+			fmt.Fprintf(&ops, `,{"tool":"createStickyNote","args":{"text":"note %d","x":%d,"y":100,"color":"yellow","parentId":{"$ref":"f.id"}}}`, i, i*10)
+		}
+		req, err := engine.ParseBatchRequest([]byte(`{"operations":[` + ops.String() + `]}`))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			b.ReportAllocs()
+			e := whiteboardEngine(b)
+			for b.Loop() {
+				ctx := whiteboard.NewContext(context.Background(), whiteboard.NewBoard())
+				res, err := e.Batch(ctx, req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if res.Summary.Successful != n+1 {
+					b.Fatalf("%+v", res.Summary)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*(n+1)), "ns/operation")
+		})
 	}
 }
