@@ -133,11 +133,19 @@ func (t *registered) validate(args json.RawMessage) (json.RawMessage, *Error) {
 }
 
 // run calls the handler under the tool's timeout. The handler runs on its own
-// goroutine so that the deadline holds even for a handler that ignores ctx,
-// and a panic becomes a tool_error instead of taking the process down.
+// goroutine so that the deadline holds even for a handler that ignores its
+// context, and a panic becomes a tool_error instead of taking the process
+// down. This goroutine waits for the handler, the deadline and the run's
+// context, and cancels the handler's context (see callCtx) when one ends.
 func (t *registered) run(ctx context.Context, args json.RawMessage) (json.RawMessage, *Error) {
-	cctx, cancel := context.WithTimeoutCause(ctx, t.timeout, t.timeoutErr)
-	defer cancel()
+	cctx := newCallCtx(ctx, time.Now().Add(t.timeout))
+	defer cctx.cancel(context.Canceled) // release what the handler derived from it
+	timer := timers.Get().(*time.Timer)
+	timer.Reset(t.timeout)
+	defer func() {
+		timer.Stop()
+		timers.Put(timer)
+	}()
 	type reply struct {
 		res json.RawMessage
 		err error
@@ -153,18 +161,34 @@ func (t *registered) run(ctx context.Context, args json.RawMessage) (json.RawMes
 		done <- reply{res, err}
 	}()
 	var rep reply
+	var ended *Error // why the call's context ended before the handler returned
 	select {
 	case rep = <-done:
-	case <-cctx.Done():
+	case <-timer.C:
+		cctx.cancel(context.DeadlineExceeded)
+		e := *t.timeoutErr
+		ended = &e
+	case <-ctx.Done():
+		cctx.cancel(ctx.Err())
+		ended = causeOf(ctx)
+	}
+	if ended != nil {
 		select {
 		case rep = <-done: // finished at the same moment: keep the result
 		default:
-			return nil, causeOf(cctx)
+			return nil, ended
 		}
 	}
 	if rep.err != nil {
 		if cctx.Err() != nil && !isEngineError(rep.err) {
-			return nil, causeOf(cctx) // the handler gave up because of our deadline
+			if ended == nil {
+				ended = causeOf(ctx)
+				if ctx.Err() == nil {
+					e := *t.timeoutErr
+					ended = &e
+				}
+			}
+			return nil, ended // the handler gave up because its context ended
 		}
 		return nil, AsError(rep.err, CodeToolError)
 	}

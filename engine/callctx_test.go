@@ -1,0 +1,96 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+	"time"
+)
+
+type ctxKey struct{}
+
+func TestCallCtxFollowsTheContextRules(t *testing.T) {
+	parent, cancelParent := context.WithCancelCause(context.WithValue(context.Background(), ctxKey{}, "v"))
+	defer cancelParent(nil)
+	deadline := time.Now().Add(time.Hour)
+	c := newCallCtx(parent, deadline)
+
+	if d, ok := c.Deadline(); !ok || !d.Equal(deadline) {
+		t.Errorf("Deadline = %v %v, want the call's", d, ok)
+	}
+	if c.Value(ctxKey{}) != "v" {
+		t.Error("Value does not reach the parent")
+	}
+	if c.Err() != nil || context.Cause(c) != nil {
+		t.Error("a live context has an error")
+	}
+	// Contexts derived from it are canceled with it, without a goroutine of
+	// their own (through AfterFunc), and stop hooks work.
+	child, cancelChild := context.WithCancel(c)
+	defer cancelChild()
+	stopped := 0
+	stop := context.AfterFunc(c, func() { stopped++ })
+	if !stop() {
+		t.Error("stop of a pending AfterFunc returned false")
+	}
+	c.cancel(context.DeadlineExceeded)
+	c.cancel(context.Canceled) // later cancels do nothing
+	select {
+	case <-c.Done():
+	default:
+		t.Fatal("Done not closed")
+	}
+	select {
+	case <-child.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("a derived context was not canceled")
+	}
+	if !errors.Is(c.Err(), context.DeadlineExceeded) || !errors.Is(child.Err(), context.DeadlineExceeded) {
+		t.Errorf("Err = %v, child %v", c.Err(), child.Err())
+	}
+	if !errors.Is(context.Cause(c), context.DeadlineExceeded) {
+		t.Errorf("Cause = %v", context.Cause(c))
+	}
+	if stopped != 0 {
+		t.Error("a stopped AfterFunc ran")
+	}
+	ran := make(chan struct{})
+	if context.AfterFunc(c, func() { close(ran) })() {
+		t.Error("stop after the end returned true")
+	}
+	<-ran // registered after the end: runs at once
+
+	// The earlier deadline wins.
+	short, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	pd, _ := short.Deadline()
+	if d, _ := newCallCtx(short, time.Now().Add(time.Hour)).Deadline(); !d.Equal(pd) {
+		t.Errorf("Deadline = %v, want the parent's earlier %v", d, pd)
+	}
+}
+
+// A handler sees its context end at the call's deadline, with an error it
+// can recognise.
+func TestHandlerSeesItsDeadline(t *testing.T) {
+	seen := make(chan error, 1)
+	r := &registered{
+		Tool: Tool{Name: "wait", Handler: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+			if _, ok := ctx.Deadline(); !ok {
+				t.Error("no deadline")
+			}
+			<-ctx.Done()
+			seen <- ctx.Err()
+			return nil, ctx.Err()
+		}},
+		timeout: 20 * time.Millisecond,
+	}
+	r.timeoutErr = Errorf(CodeTimeout, "wait timed out")
+	_, err := r.run(context.Background(), json.RawMessage(`{}`))
+	if err == nil || err.Code != CodeTimeout {
+		t.Fatalf("got %v", err)
+	}
+	if got := <-seen; !errors.Is(got, context.DeadlineExceeded) {
+		t.Errorf("handler saw %v", got)
+	}
+}
