@@ -49,6 +49,12 @@ type batchExec struct {
 	approvals []*approval // per operation; nil where none was needed
 	states    []opState
 	stop      atomic.Bool // stopOnError tripped
+
+	scope    *scope         // the batch's context, watched for rescues
+	ready    chan int       // operations ready to run
+	waiting  []atomic.Int32 // parallel mode: references not yet completed, per operation
+	left     atomic.Int32   // operations without an outcome
+	finished chan struct{}  // closed when every operation has its outcome
 }
 
 type opState struct {
@@ -107,106 +113,130 @@ func (b *batchExec) approvalSet() []pendingApproval {
 
 // execute runs the operations and shapes the result. The batch timeout starts
 // here, after approvals: waiting for a person is not billed to the batch.
+//
+// Operations run on workers: min(maxConcurrency, n) in parallel mode, one in
+// sequential mode, never on the caller's goroutine, so the caller can return
+// at the deadline whatever a handler does. An operation is queued when it is
+// ready — in parallel mode when every operation it references has completed,
+// in sequential mode when the one before it has — and ready operations start
+// in request order. A worker stuck in a handler past its deadline is replaced
+// (see inflight.go).
 func (b *batchExec) execute(ctx context.Context) *BatchResult {
 	start := time.Now()
 	ctx, cancel := context.WithTimeoutCause(ctx, b.limits.BatchTimeout.D(),
 		Errorf(CodeTimeout, "the batch did not finish within its timeout of %v", b.limits.BatchTimeout.D()))
 	defer cancel()
+	b.scope = newScope(ctx)
+	defer b.scope.close()
+	n := len(b.p.ops)
+	b.ready = make(chan int, n)
+	b.finished = make(chan struct{})
+	b.left.Store(int32(n))
+	workers := min(b.limits.MaxConcurrency, n)
 	if b.p.mode == Sequential {
-		for i := range b.p.ops {
-			b.runOp(ctx, i)
-		}
+		workers = 1
+		b.ready <- 0
 	} else {
-		b.runParallel(ctx)
+		b.waiting = make([]atomic.Int32, n)
+		for i := range b.p.ops {
+			b.waiting[i].Store(int32(len(b.p.ops[i].deps)))
+			if len(b.p.ops[i].deps) == 0 {
+				b.ready <- i
+			}
+		}
 	}
+	for range workers {
+		go b.work()
+	}
+	<-b.finished
 	return b.result(time.Since(start))
 }
 
-// runParallel runs operations on a pool of workers as their references
-// resolve: an operation becomes ready when every operation it references has
-// finished, and ready operations start in request order.
-func (b *batchExec) runParallel(ctx context.Context) {
-	n := len(b.p.ops)
-	waiting := make([]atomic.Int32, n)
-	ready := make(chan int, n)
-	for i := range b.p.ops {
-		waiting[i].Store(int32(len(b.p.ops[i].deps)))
-		if len(b.p.ops[i].deps) == 0 {
-			ready <- i
-		}
-	}
-	var left atomic.Int32
-	left.Store(int32(n))
-	workers := min(b.limits.MaxConcurrency, n)
-	var wg sync.WaitGroup
-	wg.Add(workers)
-	for range workers {
-		go func() {
-			defer wg.Done()
-			for i := range ready {
-				b.runOp(ctx, i)
-				for _, d := range b.p.dependents[i] {
-					if waiting[d].Add(-1) == 0 {
-						ready <- d
-					}
-				}
-				if left.Add(-1) == 0 {
-					close(ready)
-				}
-			}
-		}()
-	}
-	wg.Wait()
-}
-
-// runOp decides whether operation i can run, resolves its references and
-// sends it down the one call path.
-func (b *batchExec) runOp(ctx context.Context, i int) {
-	st := &b.states[i]
-	op := &b.p.ops[i]
-	for _, d := range op.deps {
-		if b.states[d].out.err != nil {
-			st.out.err = Errorf(CodeDependencyFailed, "operation %d uses the result of operation %d (%s), which failed with %s",
-				i, d, b.p.ops[d].Label, b.states[d].out.err.Code)
+// work runs ready operations until there are none left, or until this worker
+// is written off, stuck in a handler past its deadline.
+func (b *batchExec) work() {
+	for i := range b.ready {
+		if !b.runOp(i) {
 			return
 		}
 	}
+}
+
+// complete is the completer of the batch's calls.
+func (b *batchExec) complete(i int, out outcome, rescued bool) {
+	if b.sem != nil {
+		<-b.sem // a stuck handler keeps running but no longer holds a slot
+	}
+	b.states[i].out = out
+	if rescued {
+		go b.work() // the worker that ran this call is stuck: replace it
+	}
+	b.settle(i)
+}
+
+// settle records that operation i has its outcome and queues what that
+// unblocks; the last one ends the batch.
+func (b *batchExec) settle(i int) {
+	if b.states[i].out.err != nil && b.p.req.StopOnError {
+		b.stop.Store(true)
+	}
+	if b.p.mode == Sequential {
+		if i+1 < len(b.p.ops) {
+			b.ready <- i + 1
+		}
+	} else {
+		for _, d := range b.p.dependents[i] {
+			if b.waiting[d].Add(-1) == 0 {
+				b.ready <- d
+			}
+		}
+	}
+	if b.left.Add(-1) == 0 {
+		close(b.ready)
+		close(b.finished)
+	}
+}
+
+// runOp decides whether operation i can run, resolves its references and
+// sends it down the one call path. It returns false when the calling worker
+// was written off.
+func (b *batchExec) runOp(i int) bool {
+	ctx := b.scope.ctx
+	st := &b.states[i]
+	op := &b.p.ops[i]
+	fail := func(err *Error) bool {
+		st.out.err = err
+		b.settle(i)
+		return true
+	}
+	for _, d := range op.deps {
+		if b.states[d].out.err != nil {
+			return fail(Errorf(CodeDependencyFailed, "operation %d uses the result of operation %d (%s), which failed with %s",
+				i, d, b.p.ops[d].Label, b.states[d].out.err.Code))
+		}
+	}
 	if b.stop.Load() {
-		st.out.err = Errorf(CodeSkipped, "not run: an earlier operation failed and stopOnError is set")
-		return
+		return fail(Errorf(CodeSkipped, "not run: an earlier operation failed and stopOnError is set"))
 	}
 	if ctx.Err() != nil {
-		st.out.err = causeOf(ctx)
-		return
+		return fail(causeOf(ctx))
 	}
 	args := op.Args
 	if op.tree != nil {
 		var err *Error
 		if args, err = b.resolveArgs(op); err != nil {
-			st.out.err = err
-			b.failed()
-			return
+			return fail(err)
 		}
 	}
 	if b.sem != nil {
 		select {
 		case b.sem <- struct{}{}:
-			defer func() { <-b.sem }()
 		case <-ctx.Done():
-			st.out.err = causeOf(ctx)
-			return
+			return fail(causeOf(ctx))
 		}
 	}
-	st.out = b.r.invoke(ctx, &call{id: b.callID(i), parentID: b.parentID, label: op.Label, tool: op.Tool, args: args, approval: b.approvals[i]})
-	if st.out.err != nil {
-		b.failed()
-	}
-}
-
-func (b *batchExec) failed() {
-	if b.p.req.StopOnError {
-		b.stop.Store(true)
-	}
+	c := call{id: b.callID(i), parentID: b.parentID, label: op.Label, tool: op.Tool, args: args, approval: b.approvals[i]}
+	return b.r.invoke(b.scope, &c, i, b)
 }
 
 // resolveArgs replaces the references in an operation's args with values from

@@ -30,14 +30,53 @@ type outcome struct {
 }
 
 // invoke is the one path every tool call takes — batch operation, native tool
-// call, script call, direct call: events, lookup, validation, approval,
-// timeout, panic recovery, result check. Nothing may reach a handler any other way.
-func (r *run) invoke(ctx context.Context, c *call) outcome {
+// call, script call, direct call: events, lookup, validation, approval, the
+// handler under its timeout, panic recovery, result check. Nothing may reach
+// a handler any other way.
+//
+// The outcome goes to to.complete(i, ...) exactly once. The handler runs on
+// the calling goroutine; if its deadline passes or s's context ends first,
+// the call is rescued (see inflight.go) and invoke returns false once the
+// handler finally returns: the calling goroutine was written off.
+func (r *run) invoke(s *scope, c *call, i int, to completer) bool {
+	ctx := s.ctx
 	start := time.Now()
 	if r.observed() {
 		r.emit(ctx, Event{Type: EventToolCallStart, CallID: c.id, ParentID: c.parentID, Tool: c.tool, Label: c.label, Args: c.args, Time: start})
 	}
-	res, err := r.dispatch(ctx, c)
+	t, args, err := r.prepare(ctx, c)
+	if err != nil {
+		r.complete(ctx, c, start, nil, err, i, to, false)
+		return true
+	}
+	f := inflights.Get().(*inflight)
+	f.r, f.s, f.c, f.t, f.i, f.to, f.start = r, s, *c, t, i, to, start
+	f.cctx = newCallCtx(ctx, time.Now().Add(t.timeout)) // the timeout counts from here, after any approval wait
+	f.state.Store(false)
+	s.add(f)
+	f.timer.Reset(t.timeout)
+	if ctx.Err() != nil { // ended before add: the scope's rescue missed this call
+		f.rescue(causeOf(ctx), ctx.Err())
+		return false
+	}
+	res, herr := t.call(f.cctx, args)
+	if !f.state.CompareAndSwap(false, true) {
+		return false // rescued: the outcome went out at the deadline
+	}
+	reusable := f.timer.Stop()
+	s.remove(f)
+	f.cctx.cancel(context.Canceled) // release what the handler derived from it
+	res, err = t.check(res, herr)
+	r.complete(ctx, c, start, res, err, i, to, false)
+	if reusable {
+		f.r, f.s, f.c, f.t, f.to, f.cctx = nil, nil, call{}, nil, nil, nil
+		inflights.Put(f)
+	}
+	return true
+}
+
+// complete emits the end event and hands the outcome on.
+func (r *run) complete(ctx context.Context, c *call, start time.Time, res json.RawMessage, err *Error, i int, to completer, rescued bool) {
 	out := outcome{result: res, err: err, elapsed: time.Since(start)}
 	if r.observed() {
 		ev := Event{Type: EventToolCallEnd, CallID: c.id, ParentID: c.parentID, Tool: c.tool, Label: c.label,
@@ -47,20 +86,36 @@ func (r *run) invoke(ctx context.Context, c *call) outcome {
 		}
 		r.emit(ctx, ev)
 	}
-	return out
+	to.complete(i, out, rescued)
 }
 
-func (r *run) dispatch(ctx context.Context, c *call) (json.RawMessage, *Error) {
+// waiter is the completer of a single call run on a goroutine of its own.
+type waiter chan outcome
+
+func (w waiter) complete(_ int, out outcome, _ bool) { w <- out }
+
+// invokeWait runs one call on a goroutine of its own and waits for its
+// outcome, for callers with no goroutine to hand work on to (Engine.Call).
+func (r *run) invokeWait(ctx context.Context, c *call) outcome {
+	s := newScope(ctx)
+	defer s.close()
+	w := make(waiter, 1)
+	go r.invoke(s, c, 0, w)
+	return <-w
+}
+
+// prepare does everything before the handler: lookup, validation, approval.
+func (r *run) prepare(ctx context.Context, c *call) (*registered, json.RawMessage, *Error) {
 	if err := ctx.Err(); err != nil {
-		return nil, causeOf(ctx)
+		return nil, nil, causeOf(ctx)
 	}
 	t, err := r.eng.lookup(c.tool)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	args, err := t.validate(c.args)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if r.eng.gated(&t.Tool) {
 		a := c.approval
@@ -69,13 +124,13 @@ func (r *run) dispatch(ctx context.Context, c *call) (json.RawMessage, *Error) {
 			r.approve(ctx, []pendingApproval{{req: c.approvalRequest(t), out: a}})
 		}
 		if ctx.Err() != nil {
-			return nil, causeOf(ctx) // canceled while waiting: not a refusal
+			return nil, nil, causeOf(ctx) // canceled while waiting: not a refusal
 		}
 		if !a.approved {
-			return nil, a.err(c.tool)
+			return nil, nil, a.err(c.tool)
 		}
 	}
-	return t.run(ctx, args)
+	return t, args, nil
 }
 
 func (c *call) approvalRequest(t *registered) ApprovalRequest {
@@ -132,78 +187,29 @@ func (t *registered) validate(args json.RawMessage) (json.RawMessage, *Error) {
 	return args, nil
 }
 
-// run calls the handler under the tool's timeout. The handler runs on its own
-// goroutine so that the deadline holds even for a handler that ignores its
-// context, and a panic becomes a tool_error instead of taking the process
-// down. This goroutine waits for the handler, the deadline and the run's
-// context, and cancels the handler's context (see callCtx) when one ends.
-func (t *registered) run(ctx context.Context, args json.RawMessage) (json.RawMessage, *Error) {
-	cctx := newCallCtx(ctx, time.Now().Add(t.timeout))
-	defer cctx.cancel(context.Canceled) // release what the handler derived from it
-	timer := timers.Get().(*time.Timer)
-	timer.Reset(t.timeout)
+// call runs the handler, turning a panic into a tool_error instead of
+// letting it take the process down.
+func (t *registered) call(ctx context.Context, args json.RawMessage) (res json.RawMessage, err error) {
 	defer func() {
-		timer.Stop()
-		timers.Put(timer)
-	}()
-	type reply struct {
-		res json.RawMessage
-		err error
-	}
-	done := make(chan reply, 1)
-	go func() {
-		defer func() {
-			if p := recover(); p != nil {
-				done <- reply{err: Errorf(CodeToolError, "tool %q panicked: %v", t.Name, p)}
-			}
-		}()
-		res, err := t.Handler(cctx, args)
-		done <- reply{res, err}
-	}()
-	var rep reply
-	var ended *Error // why the call's context ended before the handler returned
-	select {
-	case rep = <-done:
-	case <-timer.C:
-		cctx.cancel(context.DeadlineExceeded)
-		e := *t.timeoutErr
-		ended = &e
-	case <-ctx.Done():
-		cctx.cancel(ctx.Err())
-		ended = causeOf(ctx)
-	}
-	if ended != nil {
-		select {
-		case rep = <-done: // finished at the same moment: keep the result
-		default:
-			return nil, ended
+		if p := recover(); p != nil {
+			res, err = nil, Errorf(CodeToolError, "tool %q panicked: %v", t.Name, p)
 		}
-	}
-	if rep.err != nil {
-		if cctx.Err() != nil && !isEngineError(rep.err) {
-			if ended == nil {
-				ended = causeOf(ctx)
-				if ctx.Err() == nil {
-					e := *t.timeoutErr
-					ended = &e
-				}
-			}
-			return nil, ended // the handler gave up because its context ended
-		}
-		return nil, AsError(rep.err, CodeToolError)
-	}
-	if len(rep.res) == 0 {
-		return json.RawMessage("null"), nil
-	}
-	if !json.Valid(rep.res) {
-		return nil, Errorf(CodeToolError, "tool %q returned invalid JSON", t.Name)
-	}
-	return rep.res, nil
+	}()
+	return t.Handler(ctx, args)
 }
 
-func isEngineError(err error) bool {
-	_, ok := err.(*Error)
-	return ok
+// check turns what a handler returned in time into the call's result or error.
+func (t *registered) check(res json.RawMessage, err error) (json.RawMessage, *Error) {
+	if err != nil {
+		return nil, AsError(err, CodeToolError)
+	}
+	if len(res) == 0 {
+		return json.RawMessage("null"), nil
+	}
+	if !json.Valid(res) {
+		return nil, Errorf(CodeToolError, "tool %q returned invalid JSON", t.Name)
+	}
+	return res, nil
 }
 
 // causeOf turns a done context into the *Error that explains it: the cause

@@ -90,11 +90,3 @@ func (c *callCtx) AfterFunc(f func()) (stop func() bool) {
 }
 
 func (c *callCtx) String() string { return "codemode call context" }
-
-// timers are reused between calls: since Go 1.23 a stopped timer can be
-// reset without draining its channel.
-var timers = sync.Pool{New: func() any {
-	t := time.NewTimer(time.Hour)
-	t.Stop()
-	return t
-}}

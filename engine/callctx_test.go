@@ -71,23 +71,25 @@ func TestCallCtxFollowsTheContextRules(t *testing.T) {
 }
 
 // A handler sees its context end at the call's deadline, with an error it
-// can recognise.
+// can recognise, and the call fails with timeout.
 func TestHandlerSeesItsDeadline(t *testing.T) {
 	seen := make(chan error, 1)
-	r := &registered{
-		Tool: Tool{Name: "wait", Handler: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+	e, err := NewBuilder().Add(Tool{
+		Name: "wait", InputSchema: json.RawMessage(`{"type":"object"}`),
+		Handler: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
 			if _, ok := ctx.Deadline(); !ok {
 				t.Error("no deadline")
 			}
 			<-ctx.Done()
 			seen <- ctx.Err()
 			return nil, ctx.Err()
-		}},
-		timeout: 20 * time.Millisecond,
+		},
+	}).WithConfig(Config{Limits: Limits{CallTimeout: Duration(20 * time.Millisecond)}}).Build()
+	if err != nil {
+		t.Fatal(err)
 	}
-	r.timeoutErr = Errorf(CodeTimeout, "wait timed out")
-	_, err := r.run(context.Background(), json.RawMessage(`{}`))
-	if err == nil || err.Code != CodeTimeout {
+	_, err = e.Call(context.Background(), "wait", nil)
+	if !errors.Is(err, ErrTimeout) {
 		t.Fatalf("got %v", err)
 	}
 	if got := <-seen; !errors.Is(got, context.DeadlineExceeded) {

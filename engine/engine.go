@@ -55,7 +55,7 @@ func (e *Engine) Config() Config { return e.cfg }
 // any, is an *Error.
 func (e *Engine) Call(ctx context.Context, tool string, args json.RawMessage) (json.RawMessage, error) {
 	r := e.startRun(ctx, RunCall)
-	out := r.invoke(ctx, &call{id: "0", parentID: r.id, tool: tool, args: args})
+	out := r.invokeWait(ctx, &call{id: "0", parentID: r.id, tool: tool, args: args})
 	r.finish(ctx, out.err)
 	if out.err != nil {
 		return nil, out.err

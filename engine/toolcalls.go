@@ -80,37 +80,28 @@ func (e *Engine) HandleToolCalls(ctx context.Context, calls []ToolCall) []ToolCa
 	}
 	r.approve(ctx, set)
 
-	sem := make(chan struct{}, e.cfg.Limits.MaxConcurrency)
-	var wg sync.WaitGroup
+	step := &stepCalls{e: e, results: results, sem: make(chan struct{}, e.cfg.Limits.MaxConcurrency), direct: direct}
+	s := newScope(ctx)
+	defer s.close()
 	for i := range calls {
 		switch {
 		case batches[i] != nil:
 			b := batches[i]
-			b.sem = sem
-			wg.Go(func() {
+			b.sem = step.sem
+			step.wg.Go(func() {
 				res := b.execute(ctx)
 				results[i].Content, _ = json.Marshal(res)
 				results[i].IsError = res.Summary.Failed+res.Summary.Skipped > 0
 			})
 		case direct[i] != nil:
-			c := direct[i]
-			wg.Go(func() {
-				sem <- struct{}{}
-				out := r.invoke(ctx, c)
-				<-sem
-				if out.err != nil {
-					results[i].setError(out.err)
-					return
-				}
-				limit := e.cfg.Limits.MaxResultChars
-				if t, ok := e.tools[c.tool]; ok {
-					limit = t.maxResultChars
-				}
-				results[i].Content, results[i].Truncated = newOutputCaps(0).cut(out.result, limit)
-			})
+			step.wg.Add(1) // done when the call completes, not when its goroutine ends
+			go func() {
+				step.sem <- struct{}{}
+				r.invoke(s, direct[i], i, step)
+			}()
 		}
 	}
-	wg.Wait()
+	step.wg.Wait()
 	var failed int
 	for _, res := range results {
 		if res.IsError {
@@ -123,6 +114,29 @@ func (e *Engine) HandleToolCalls(ctx context.Context, calls []ToolCall) []ToolCa
 	}
 	r.finish(ctx, err)
 	return results
+}
+
+// stepCalls is the completer of a step's direct calls.
+type stepCalls struct {
+	e       *Engine
+	results []ToolCallResult
+	direct  []*call
+	sem     chan struct{} // shared with the step's batches
+	wg      sync.WaitGroup
+}
+
+func (s *stepCalls) complete(i int, out outcome, _ bool) {
+	<-s.sem
+	defer s.wg.Done()
+	if out.err != nil {
+		s.results[i].setError(out.err)
+		return
+	}
+	limit := s.e.cfg.Limits.MaxResultChars
+	if t, ok := s.e.tools[s.direct[i].tool]; ok {
+		limit = t.maxResultChars
+	}
+	s.results[i].Content, s.results[i].Truncated = newOutputCaps(0).cut(out.result, limit)
 }
 
 func (res *ToolCallResult) setError(err *Error) {
