@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/codemode-dev/codemode/engine"
 	"github.com/codemode-dev/codemode/tools/whiteboard"
@@ -52,43 +51,6 @@ func BenchmarkBatchNoop(b *testing.B) {
 		}
 	}
 }
-
-// BenchmarkCallGuarantees measures, alone, the two things every call pays for
-// its limits to hold: a context carrying the per-call deadline, and the
-// goroutine the handler runs on so the deadline holds even for a handler that
-// ignores its context. docs/benchmarks.md compares them with BatchNoop.
-func BenchmarkCallGuarantees(b *testing.B) {
-	parent, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	b.Run("deadline-context", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			ctx, cancel := context.WithTimeoutCause(parent, 30*time.Second, context.DeadlineExceeded)
-			<-doneOrNil(ctx)
-			cancel()
-		}
-	})
-	b.Run("guard-goroutine", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			ch := make(chan json.RawMessage, 1)
-			go func() { ch <- nil }()
-			select {
-			case <-ch:
-			case <-parent.Done():
-			}
-		}
-	})
-}
-
-// doneOrNil touches ctx.Done (allocating its channel, as the call path does)
-// and returns a closed channel so the receive does not block.
-func doneOrNil(ctx context.Context) chan struct{} {
-	_ = ctx.Done()
-	return closed
-}
-
-var closed = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
 // BenchmarkBatchWhiteboard is a realistic batch: a frame and n sticky notes
 // placed in it through $ref, over a fresh board each time.
