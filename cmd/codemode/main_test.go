@@ -60,7 +60,7 @@ func TestBatchRetro(t *testing.T) {
 		t.Errorf("saved board: %d objects, %d stickies in the frame; want 10 and 5", len(state.Objects), inFrame)
 	}
 	// The board was saved; a second run adds to it without id collisions.
-	out, _, code = cli(t, `{"operations":[{"tool":"createStickyNote","args":{"text":"later","x":0,"y":700}},{"tool":"getBoardState","args":{}}]}`, "batch", "-", "--board", board)
+	out, _, code = cli(t, `{"executionMode":"sequential","operations":[{"tool":"createStickyNote","args":{"text":"later","x":0,"y":700}},{"tool":"getBoardState","args":{}}]}`, "batch", "-", "--board", board)
 	if code != 0 {
 		t.Fatalf("second run exit %d: %s", code, out)
 	}
