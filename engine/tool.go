@@ -4,7 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
+
+	"github.com/codemode-dev/codemode/engine/internal/defs"
 )
 
 // Handler runs one tool call. args has been validated against the tool's
@@ -55,31 +56,7 @@ func Bool(v bool) *bool { return &v }
 
 // ValidName reports whether name is identifier segments
 // ([A-Za-z_][A-Za-z0-9_]*) joined by single dots.
-func ValidName(name string) bool {
-	if name == "" {
-		return false
-	}
-	for _, seg := range strings.Split(name, ".") {
-		if !validIdent(seg) {
-			return false
-		}
-	}
-	return true
-}
-
-func validIdent(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		letter := c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
-		if !letter && (i == 0 || c < '0' || c > '9') {
-			return false
-		}
-	}
-	return true
-}
+func ValidName(name string) bool { return defs.ValidName(name) }
 
 // check reports what is wrong with t's declaration, for Builder.Build.
 func (t *Tool) check() error {

@@ -65,7 +65,7 @@ func BatchSchema(tools []Tool, opt BatchOptions) (json.RawMessage, error) {
 	seen := make(map[string]bool, len(tools))
 	size := 0
 	for _, t := range tools {
-		if !validName(t.Name) {
+		if !ValidName(t.Name) {
 			return nil, fmt.Errorf("batch schema: tool name %q: want identifier segments ([A-Za-z_][A-Za-z0-9_]*) joined by dots", t.Name)
 		}
 		if seen[t.Name] {

@@ -20,10 +20,10 @@ func WireName(name string) string { return strings.ReplaceAll(name, ".", "-") }
 // back into the tool name ("board-getState" → "board.getState").
 func CanonicalName(wire string) string { return strings.ReplaceAll(wire, "-", ".") }
 
-// validName reports whether name is identifier segments
-// ([A-Za-z_][A-Za-z0-9_]*) joined by single dots (engine.ValidName; this
-// package cannot import the engine).
-func validName(name string) bool {
+// ValidName reports whether name is identifier segments
+// ([A-Za-z_][A-Za-z0-9_]*) joined by single dots. engine.ValidName is this
+// function: the rule lives here because this package cannot import the engine.
+func ValidName(name string) bool {
 	if name == "" {
 		return false
 	}
@@ -47,7 +47,7 @@ func validName(name string) bool {
 func checkWireNames(provider string, maxLen int, tools []Tool) error {
 	seen := make(map[string]bool, len(tools))
 	for _, t := range tools {
-		if !validName(t.Name) {
+		if !ValidName(t.Name) {
 			return fmt.Errorf("%s: tool name %q: want identifier segments ([A-Za-z_][A-Za-z0-9_]*) joined by dots", provider, t.Name)
 		}
 		w := WireName(t.Name)

@@ -23,8 +23,8 @@ func TestValidName(t *testing.T) {
 		"a": true, "_a1.b_2": true, "board.getState": true,
 		"": false, "1a": false, "a.": false, ".a": false, "a..b": false, "a-b": false, "a b": false,
 	} {
-		if got := validName(name); got != want {
-			t.Errorf("validName(%q) = %v, want %v", name, got, want)
+		if got := ValidName(name); got != want {
+			t.Errorf("ValidName(%q) = %v, want %v", name, got, want)
 		}
 	}
 }
