@@ -80,15 +80,36 @@ func (r *run) approve(ctx context.Context, set []pendingApproval) {
 	r.emit(ctx, Event{Type: EventApprovalRequired, Approvals: reqs})
 	actx, cancel := context.WithTimeout(ctx, r.eng.cfg.ApprovalTimeout.D())
 	defer cancel()
-	decisions, err := r.eng.approver.Approve(actx, reqs)
-	if err == nil && len(decisions) != len(reqs) {
-		err = fmt.Errorf("approver returned %d decisions for %d calls", len(decisions), len(reqs))
+	// The Approver runs on its own goroutine so that the approval timeout and
+	// the caller's cancelation hold even for an Approver that ignores actx.
+	type answer struct {
+		decisions []Decision
+		err       error
+	}
+	ch := make(chan answer, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				ch <- answer{err: fmt.Errorf("approver panicked: %v", p)}
+			}
+		}()
+		d, err := r.eng.approver.Approve(actx, reqs)
+		ch <- answer{d, err}
+	}()
+	var decisions []Decision
+	var err error
+	select {
+	case a := <-ch:
+		decisions, err = a.decisions, a.err
+	case <-actx.Done():
 	}
 	switch {
 	case ctx.Err() != nil:
 		err = fmt.Errorf("the run was canceled while waiting for approval")
-	case err == nil && actx.Err() != nil:
+	case actx.Err() != nil:
 		err = fmt.Errorf("approval timed out after %v", r.eng.cfg.ApprovalTimeout.D())
+	case err == nil && len(decisions) != len(reqs):
+		err = fmt.Errorf("approver returned %d decisions for %d calls", len(decisions), len(reqs))
 	}
 	for i, p := range set {
 		p.out.decided = true

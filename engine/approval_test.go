@@ -164,3 +164,24 @@ func TestApprovalCanceledWhileWaiting(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+// The approval timeout holds even for an Approver that ignores its context.
+func TestApproverIgnoringItsContext(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	ap := engine.ApproverFunc(func(context.Context, []engine.ApprovalRequest) ([]engine.Decision, error) {
+		<-release
+		return nil, nil
+	})
+	e := build(t, newFixture(t), func(b *engine.Builder) {
+		b.WithApprover(ap).WithConfig(engine.Config{ApprovalTimeout: engine.Duration(20 * time.Millisecond)})
+	})
+	start := time.Now()
+	res := mustBatch(t, e, `{"operations":[{"tool":"makeThing","args":{"name":"x"}}]}`)
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("took %v with a 20ms approval timeout", d)
+	}
+	if err := res.Results[0].Error; err == nil || err.Code != engine.CodeDenied || !strings.Contains(err.Message, "timed out") {
+		t.Errorf("got %+v", res.Results[0])
+	}
+}

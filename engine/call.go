@@ -55,8 +55,9 @@ func (r *run) invoke(s *scope, c *call, i int, to completer) bool {
 	f.state.Store(false)
 	s.add(f)
 	f.timer.Reset(t.timeout)
-	if ctx.Err() != nil { // ended before add: the scope's rescue missed this call
-		f.rescue(causeOf(ctx), ctx.Err())
+	if ctx.Err() != nil && f.state.CompareAndSwap(false, true) { // ended before add: the scope's rescue missed this call
+		f.s.remove(f)
+		f.rescued(causeOf(ctx), ctx.Err())
 		return false
 	}
 	res, herr := t.call(f.cctx, args)

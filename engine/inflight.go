@@ -40,15 +40,22 @@ func newScope(ctx context.Context) *scope {
 // close stops watching; calls must have completed.
 func (s *scope) close() { s.stop() }
 
+// rescueAll claims, under the scope's lock, every call still in its handler,
+// then completes them. Claiming under the lock matters: a call's record goes
+// back to the pool only after it left s.live under the same lock, so a record
+// claimed here is still this scope's call, never a reused one.
 func (s *scope) rescueAll() {
 	s.mu.Lock()
-	live := make([]*inflight, 0, len(s.live))
+	var claimed []*inflight
 	for f := range s.live {
-		live = append(live, f)
+		if f.state.CompareAndSwap(false, true) {
+			claimed = append(claimed, f)
+			delete(s.live, f)
+		}
 	}
 	s.mu.Unlock()
-	for _, f := range live {
-		f.rescue(causeOf(s.ctx), s.ctx.Err())
+	for _, f := range claimed {
+		f.rescued(causeOf(s.ctx), s.ctx.Err())
 	}
 }
 
@@ -65,8 +72,10 @@ func (s *scope) remove(f *inflight) {
 }
 
 // inflight is one call inside its handler. Records are pooled with their
-// timers; a record that was rescued is never reused, so a late timer can
-// only find it already completed.
+// timers. A record goes back to the pool only when its handler completed it,
+// its timer was stopped before firing, and it left its scope's live set — so
+// neither a late timer nor a late scope rescue can find it reused. A rescued
+// record is never reused.
 type inflight struct {
 	state atomic.Bool // completed
 	timer *time.Timer // fires f.onDeadline
@@ -89,17 +98,17 @@ var inflights = sync.Pool{New: func() any {
 }}
 
 func (f *inflight) onDeadline() {
-	e := *f.t.timeoutErr
-	f.rescue(&e, context.DeadlineExceeded)
-}
-
-// rescue completes the call with err unless it has completed already.
-func (f *inflight) rescue(err *Error, ctxErr error) {
 	if !f.state.CompareAndSwap(false, true) {
 		return
 	}
-	f.timer.Stop()
 	f.s.remove(f)
+	e := *f.t.timeoutErr
+	f.rescued(&e, context.DeadlineExceeded)
+}
+
+// rescued completes a call claimed by a rescue (state already set) with err.
+func (f *inflight) rescued(err *Error, ctxErr error) {
+	f.timer.Stop()
 	f.cctx.cancel(ctxErr)
 	f.r.complete(f.s.ctx, &f.c, f.start, nil, err, f.i, f.to, true)
 }
