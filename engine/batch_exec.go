@@ -209,14 +209,14 @@ func (b *batchExec) runOp(i int) bool {
 		b.settle(i)
 		return true
 	}
+	if b.stop.Load() { // before dependencies: with stopOnError, the rest are skipped (contract §2)
+		return fail(errSkipped())
+	}
 	for _, d := range op.deps {
 		if b.states[d].out.err != nil {
 			return fail(Errorf(CodeDependencyFailed, "operation %d uses the result of operation %d (%s), which failed with %s",
 				i, d, b.p.ops[d].Label, b.states[d].out.err.Code))
 		}
-	}
-	if b.stop.Load() {
-		return fail(Errorf(CodeSkipped, "not run: an earlier operation failed and stopOnError is set"))
 	}
 	if ctx.Err() != nil {
 		return fail(causeOf(ctx))
@@ -234,9 +234,17 @@ func (b *batchExec) runOp(i int) bool {
 		case <-ctx.Done():
 			return fail(causeOf(ctx))
 		}
+		if b.stop.Load() { // a failure landed while this one waited for a slot
+			<-b.sem
+			return fail(errSkipped())
+		}
 	}
 	c := call{id: b.callID(i), parentID: b.parentID, label: op.Label, tool: op.Tool, args: args, approval: b.approvals[i]}
 	return b.r.invoke(b.scope, &c, i, b)
+}
+
+func errSkipped() *Error {
+	return Errorf(CodeSkipped, "not run: an earlier operation failed and stopOnError is set")
 }
 
 // resolveArgs replaces the references in an operation's args with values from

@@ -62,8 +62,8 @@ func newPlan(req *BatchRequest) (*plan, *Error) {
 	p.dependents = make([][]int, len(req.Operations))
 	for i, op := range req.Operations {
 		p.ops[i].Operation = op
-		if !bytes.Contains(op.Args, []byte(`"$ref"`)) {
-			continue // the common case costs one scan, no decoding
+		if !bytes.Contains(op.Args, []byte(`"$ref"`)) && !bytes.Contains(op.Args, []byte(`\u`)) {
+			continue // the common case costs a scan or two, no decoding; \u may spell "$ref" escaped
 		}
 		tree, err := decodeJSON(op.Args)
 		if err != nil {

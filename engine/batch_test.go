@@ -393,3 +393,31 @@ func TestStuckHandlersAreWrittenOff(t *testing.T) {
 	// (the race detector and goleak watch this).
 	time.Sleep(20 * time.Millisecond)
 }
+
+func TestBatchEscapedRefAndEventJSON(t *testing.T) {
+	rec := &recorder{}
+	e := build(t, newFixture(t), func(b *engine.Builder) { b.WithObserver(rec) })
+	res := mustBatch(t, e, `{"operations":[{"tool":"makeThing","args":{"name":"a"},"label":"a"},{"tool":"makeThing","args":{"name":{"\u0024ref":"a.id"}}}]}`)
+	if diff := cmp.Diff([]string{"ok", "ok"}, codes(res)); diff != "" {
+		t.Fatalf("an escaped $ref was not resolved (-want +got):\n%s", diff)
+	}
+	mustBatch(t, e, `{"operations":[{"tool":"fail"}]}`)
+	for _, ev := range rec.ofType(engine.EventToolCallEnd) {
+		out, _ := json.Marshal(ev)
+		if !strings.Contains(string(out), `"success":`) || !strings.Contains(string(out), `"elapsed_ms":`) {
+			t.Errorf("end event JSON lacks success or elapsed_ms: %s", out)
+		}
+	}
+	start, _ := json.Marshal(rec.ofType(engine.EventToolCallStart)[0])
+	if strings.Contains(string(start), `"success"`) {
+		t.Errorf("start event has success: %s", start)
+	}
+}
+
+func TestStopOnErrorSkipsDependentsToo(t *testing.T) {
+	e := build(t, newFixture(t))
+	res := mustBatch(t, e, `{"executionMode":"sequential","stopOnError":true,"operations":[{"tool":"makeThing","args":{"name":"a"}},{"tool":"fail","label":"f"},{"tool":"makeThing","args":{"name":{"$ref":"f.id"}}}]}`)
+	if diff := cmp.Diff([]string{"ok", "tool_error", "skipped"}, codes(res)); diff != "" { // not dependency_failed
+		t.Errorf("codes (-want +got):\n%s", diff)
+	}
+}

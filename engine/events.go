@@ -100,4 +100,19 @@ func (m multiObserver) Observe(ctx context.Context, e Event) {
 
 // ms is d in milliseconds, rounded to the microsecond: precise enough for
 // timings, short enough to read.
+// MarshalJSON writes success and elapsed_ms on every tool_call_end and
+// run_end, also when false or zero, so a failure reads as "success": false
+// rather than as a missing field.
+func (e Event) MarshalJSON() ([]byte, error) {
+	type plain Event
+	if e.Type != EventToolCallEnd && e.Type != EventRunEnd {
+		return json.Marshal(plain(e))
+	}
+	return json.Marshal(struct {
+		plain
+		Success   bool    `json:"success"`
+		ElapsedMS float64 `json:"elapsed_ms"`
+	}{plain(e), e.Success, e.ElapsedMS})
+}
+
 func ms(d time.Duration) float64 { return math.Round(float64(d.Nanoseconds())/1e3) / 1e3 }

@@ -16,9 +16,13 @@ func cmdBatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("batch", stderr)
 	var c common
 	c.register(fs)
+	const usageLine = "codemode batch [FILE|-] [--board FILE] [--config FILE] [--timeout DURATION]"
 	pos, err := parse(fs, args)
+	if helpRequested(err, stdout, usageLine) {
+		return exitOK
+	}
 	if err != nil {
-		return fail(stderr, exitUsage, "batch: %v (usage: codemode batch [FILE|-] [--board FILE] [--config FILE] [--timeout DURATION])", err)
+		return fail(stderr, exitUsage, "batch: %v (usage: %s)", err, usageLine)
 	}
 	data, err := readInput(pos, stdin)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/codemode-dev/codemode/engine"
@@ -139,7 +140,20 @@ func readInput(pos []string, stdin io.Reader) ([]byte, error) {
 // maxInput bounds a request read from a file or stdin.
 const maxInput = 16 << 20
 
+// fail prints one line on stderr (multi-line errors, such as every problem
+// Build found, are joined with "; ") and returns code.
 func fail(stderr io.Writer, code int, format string, args ...any) int {
-	fmt.Fprintf(stderr, "codemode: "+format+"\n", args...)
+	msg := strings.ReplaceAll(fmt.Sprintf(format, args...), "\n", "; ")
+	fmt.Fprintf(stderr, "codemode: %s\n", msg)
 	return code
+}
+
+// helpRequested prints a command's usage for -h/--help; it reports whether
+// err was that request.
+func helpRequested(err error, stdout io.Writer, usageLine string) bool {
+	if !errors.Is(err, flag.ErrHelp) {
+		return false
+	}
+	fmt.Fprintf(stdout, "usage: %s\n\nSee \"codemode help\" for the flags.\n", usageLine)
+	return true
 }

@@ -111,6 +111,8 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 	os.WriteFile(cfg, []byte(`{"limits":{"maxOperations":3}}`), 0o644)
 	badCfg := filepath.Join(dir, "bad.json")
 	os.WriteFile(badCfg, []byte(`{"limits":{"maxOps":3}}`), 0o644)
+	negCfg := filepath.Join(dir, "neg.json")
+	os.WriteFile(negCfg, []byte(`{"limits":{"maxOperations":-1,"maxConcurrency":-2}}`), 0o644)
 	badBoard := filepath.Join(dir, "board.json")
 	os.WriteFile(badBoard, []byte(`{"objects":[{"id":"x","type":"blob"}]}`), 0o644)
 	retro, _ := os.ReadFile("../../examples/retro.json")
@@ -125,6 +127,7 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 		{"cycle", `{"operations":[{"tool":"getBoardState","label":"a","args":{"parentId":{"$ref":"a.id"}}}]}`, []string{"batch"}, "itself"},
 		{"too many for config", string(retro), []string{"batch", "--config", cfg}, "10 operations; the limit is 3"},
 		{"bad config", `{}`, []string{"batch", "--config", badCfg}, `unknown field "maxOps"`},
+		{"config with several problems", `{"operations":[{"tool":"getBoardState"}]}`, []string{"batch", "--config", negCfg}, "maxOperations must not be negative; config: limits.maxConcurrency"},
 		{"bad board", `{"operations":[{"tool":"getBoardState"}]}`, []string{"batch", "--board", badBoard}, "blob"},
 		{"missing file", ``, []string{"batch", filepath.Join(dir, "nope.json")}, "no such file"},
 		{"two files", ``, []string{"batch", "a", "b"}, "one input file"},
@@ -167,6 +170,11 @@ func TestTools(t *testing.T) {
 	}
 	if out, _, code := cli(t, "", "help"); code != 0 || !strings.Contains(out, "Usage:") {
 		t.Errorf("help: exit %d", code)
+	}
+	for _, args := range [][]string{{"batch", "--help"}, {"tools", "-h"}} {
+		if out, _, code := cli(t, "", args...); code != 0 || !strings.Contains(out, "usage: codemode "+args[0]) {
+			t.Errorf("%v: exit %d, %q", args, code, out)
+		}
 	}
 	if _, errs, code := cli(t, ""); code != 2 || !strings.Contains(errs, "Usage:") {
 		t.Errorf("no args: exit %d", code)

@@ -14,6 +14,9 @@ func cmdTools(args []string, stdout, stderr io.Writer) int {
 	c.register(fs)
 	asJSON := fs.Bool("json", false, "print the definitions as JSON (MCP shape)")
 	pos, err := parse(fs, args)
+	if helpRequested(err, stdout, "codemode tools [--json]") {
+		return exitOK
+	}
 	if err != nil {
 		return fail(stderr, exitUsage, "tools: %v (usage: codemode tools [--json])", err)
 	}
