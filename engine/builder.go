@@ -74,6 +74,7 @@ func (b *Builder) Build() (*Engine, error) {
 		cfg:      b.cfg.withDefaults(),
 		approver: b.approver,
 		policy:   b.policy,
+		scripts:  newScriptCache(256),
 	}
 	if e.policy == nil {
 		e.policy = GateWrites

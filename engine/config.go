@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -28,10 +29,24 @@ type ToolLimits struct {
 	MaxResultChars int      `json:"maxResultChars,omitempty"`
 }
 
+// ScriptLimits bound a code-mode run. Zero fields mean "use the default" in a
+// Config, and "not set" in a request, which may only tighten them.
+type ScriptLimits struct {
+	Timeout        Duration `json:"timeout,omitempty"`        // wall time, not counting approval waits
+	MaxToolCalls   int      `json:"maxToolCalls,omitempty"`   // tool calls per run
+	MaxConcurrency int      `json:"maxConcurrency,omitempty"` // tool calls running at once
+	MaxOutputChars int      `json:"maxOutputChars,omitempty"` // result and logs together, in characters
+	MaxCodeBytes   int      `json:"maxCodeBytes,omitempty"`   // size of the code
+	MaxMemoryBytes int64    `json:"maxMemoryBytes,omitempty"` // heap growth the script may cause
+	MaxCallDepth   int      `json:"maxCallDepth,omitempty"`   // JavaScript call-stack frames
+}
+
 // Config is the engine's configuration: limits, per-tool overrides and the
 // approval timeout. It can be built in Go or read from JSON with LoadConfig.
 type Config struct {
 	Limits Limits `json:"limits"`
+	// Script bounds code-mode runs.
+	Script ScriptLimits `json:"script"`
 	// Tools holds per-tool overrides keyed by tool name.
 	Tools map[string]ToolLimits `json:"tools,omitempty"`
 	// ApprovalTimeout bounds how long a call waits for the Approver; a call
@@ -49,6 +64,14 @@ const (
 	DefaultMaxResultChars    = 50_000
 	DefaultMaxAggregateChars = 200_000
 	DefaultApprovalTimeout   = 5 * time.Minute
+
+	DefaultScriptTimeout        = 30 * time.Second
+	DefaultScriptMaxToolCalls   = 200
+	DefaultScriptMaxConcurrency = 8
+	DefaultScriptMaxOutputChars = 50_000
+	DefaultScriptMaxCodeBytes   = 64 << 10
+	DefaultScriptMaxMemoryBytes = 256 << 20
+	DefaultScriptMaxCallDepth   = 1000
 )
 
 // DefaultConfig returns the contract's defaults.
@@ -61,6 +84,15 @@ func DefaultConfig() Config {
 			BatchTimeout:      Duration(DefaultBatchTimeout),
 			MaxResultChars:    DefaultMaxResultChars,
 			MaxAggregateChars: DefaultMaxAggregateChars,
+		},
+		Script: ScriptLimits{
+			Timeout:        Duration(DefaultScriptTimeout),
+			MaxToolCalls:   DefaultScriptMaxToolCalls,
+			MaxConcurrency: DefaultScriptMaxConcurrency,
+			MaxOutputChars: DefaultScriptMaxOutputChars,
+			MaxCodeBytes:   DefaultScriptMaxCodeBytes,
+			MaxMemoryBytes: DefaultScriptMaxMemoryBytes,
+			MaxCallDepth:   DefaultScriptMaxCallDepth,
 		},
 		ApprovalTimeout: Duration(DefaultApprovalTimeout),
 	}
@@ -76,6 +108,14 @@ func (c Config) withDefaults() Config {
 	fill(&l.BatchTimeout, d.Limits.BatchTimeout)
 	fill(&l.MaxResultChars, d.Limits.MaxResultChars)
 	fill(&l.MaxAggregateChars, d.Limits.MaxAggregateChars)
+	sl, ds := &c.Script, d.Script
+	fill(&sl.Timeout, ds.Timeout)
+	fill(&sl.MaxToolCalls, ds.MaxToolCalls)
+	fill(&sl.MaxConcurrency, ds.MaxConcurrency)
+	fill(&sl.MaxOutputChars, ds.MaxOutputChars)
+	fill(&sl.MaxCodeBytes, ds.MaxCodeBytes)
+	fill(&sl.MaxMemoryBytes, ds.MaxMemoryBytes)
+	fill(&sl.MaxCallDepth, ds.MaxCallDepth)
 	fill(&c.ApprovalTimeout, d.ApprovalTimeout)
 	return c
 }
@@ -99,9 +139,17 @@ func (c Config) check(tools map[string]*registered) []error {
 		{"maxOperations", int64(l.MaxOperations)}, {"maxConcurrency", int64(l.MaxConcurrency)},
 		{"callTimeout", int64(l.CallTimeout)}, {"batchTimeout", int64(l.BatchTimeout)},
 		{"maxResultChars", int64(l.MaxResultChars)}, {"maxAggregateChars", int64(l.MaxAggregateChars)},
+		{"script.timeout", int64(c.Script.Timeout)}, {"script.maxToolCalls", int64(c.Script.MaxToolCalls)},
+		{"script.maxConcurrency", int64(c.Script.MaxConcurrency)}, {"script.maxOutputChars", int64(c.Script.MaxOutputChars)},
+		{"script.maxCodeBytes", int64(c.Script.MaxCodeBytes)}, {"script.maxMemoryBytes", c.Script.MaxMemoryBytes},
+		{"script.maxCallDepth", int64(c.Script.MaxCallDepth)},
 	} {
 		if f.v < 0 {
-			errs = append(errs, fmt.Errorf("config: limits.%s must not be negative", f.name))
+			name := "limits." + f.name
+			if strings.HasPrefix(f.name, "script.") {
+				name = f.name
+			}
+			errs = append(errs, fmt.Errorf("config: %s must not be negative", name))
 		}
 	}
 	if c.ApprovalTimeout < 0 {

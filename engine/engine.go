@@ -18,6 +18,7 @@ type Engine struct {
 	approver Approver // nil: approvals off
 	policy   ApprovalPolicy
 	meta     []Tool // meta-tool definitions, built once
+	scripts  *scriptCache
 }
 
 // registered is a tool with what Build derived for it.

@@ -1,0 +1,284 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/codemode-dev/codemode/sandbox/js"
+)
+
+// ExecuteRequest is a code-mode request (contract §3): JavaScript or
+// TypeScript, the body of an async function.
+type ExecuteRequest struct {
+	Code string `json:"code"`
+	// Input is the value of the script's global `input`.
+	Input json.RawMessage `json:"input,omitempty"`
+	// Timeout for the whole run; it may only tighten the configured one.
+	Timeout Duration `json:"timeout,omitempty"`
+	// Limits may only tighten the configured ones.
+	Limits *ScriptLimits `json:"limits,omitempty"`
+}
+
+// ExecuteResult is what a script produced. Calls is the host's full trace;
+// ModelText is what a model should see.
+type ExecuteResult struct {
+	Success bool `json:"success"`
+	// Result is the script's return value (null when it returned nothing or
+	// failed). When it did not fit the output budget it is a JSON string
+	// holding the start of its JSON text, and Truncated is set.
+	Result    json.RawMessage `json:"result"`
+	Truncated bool            `json:"truncated,omitempty"`
+	Logs      []LogEntry      `json:"logs"`
+	Calls     []CallRecord    `json:"calls"`
+	Stats     ExecuteStats    `json:"stats"`
+	Error     *Error          `json:"error"`
+	Warnings  []string        `json:"warnings,omitempty"`
+}
+
+// LogEntry is one console line of a script.
+type LogEntry struct {
+	Level   string `json:"level"`
+	Message string `json:"message"`
+}
+
+// CallRecord is one tool call of a script, in the order the script made them.
+type CallRecord struct {
+	Index     int             `json:"index"`
+	Tool      string          `json:"tool"`
+	Args      json.RawMessage `json:"args"`
+	Success   bool            `json:"success"`
+	Result    json.RawMessage `json:"result,omitempty"`
+	Error     *Error          `json:"error,omitempty"`
+	ElapsedMS float64         `json:"elapsed_ms"`
+	// Line and Column are where the script made the call.
+	Line   int `json:"line,omitempty"`
+	Column int `json:"column,omitempty"`
+}
+
+// ExecuteStats are a run's numbers.
+type ExecuteStats struct {
+	ElapsedMS  float64 `json:"elapsed_ms"`
+	ToolCalls  int     `json:"toolCalls"`
+	TypeScript bool    `json:"typescript,omitempty"` // the code went through the TypeScript transform
+}
+
+// ParseExecuteRequest decodes a code-mode request strictly: unknown fields
+// and trailing data are bad_request, as is empty code.
+func ParseExecuteRequest(data []byte) (ExecuteRequest, error) {
+	var req ExecuteRequest
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		return ExecuteRequest{}, Errorf(CodeBadRequest, "malformed request: %v", err)
+	}
+	if dec.More() {
+		return ExecuteRequest{}, Errorf(CodeBadRequest, "malformed request: unexpected data after the JSON object")
+	}
+	if err := req.check(); err != nil {
+		return ExecuteRequest{}, err
+	}
+	return req, nil
+}
+
+func (req *ExecuteRequest) check() *Error {
+	if strings.TrimSpace(req.Code) == "" {
+		return Errorf(CodeBadRequest, "the request has no code")
+	}
+	if len(req.Input) > 0 && !json.Valid(req.Input) {
+		return Errorf(CodeBadRequest, "input is not valid JSON")
+	}
+	return nil
+}
+
+// Execute runs a script (contract §3). Every tool call it makes takes the
+// one call path of batch operations — validation, suggestions, approvals,
+// limits, events with parentId = the run — so the two modes cannot drift
+// apart. The error is non-nil only for a malformed request; a script that
+// fails is a result with Success false.
+func (e *Engine) Execute(ctx context.Context, req ExecuteRequest) (*ExecuteResult, error) {
+	if err := req.check(); err != nil {
+		return nil, err
+	}
+	r := e.startRun(ctx, RunScript)
+	res := r.execute(ctx, &req, r.id, "")
+	r.finish(ctx, res.Error)
+	return res, nil
+}
+
+// scriptLimitsFor is the configured script limits, tightened by the request.
+func (e *Engine) scriptLimitsFor(req *ExecuteRequest) (ScriptLimits, []string) {
+	l := e.cfg.Script
+	var warn []string
+	tighten := func(name string, cur *int64, asked int64) {
+		switch {
+		case asked <= 0:
+		case asked > *cur:
+			warn = append(warn, fmt.Sprintf("limits.%s %d exceeds the configured limit; using %d", name, asked, *cur))
+		default:
+			*cur = asked
+		}
+	}
+	ints := func(name string, cur *int, asked int) {
+		c := int64(*cur)
+		tighten(name, &c, int64(asked))
+		*cur = int(c)
+	}
+	if q := req.Limits; q != nil {
+		ints("maxToolCalls", &l.MaxToolCalls, q.MaxToolCalls)
+		ints("maxConcurrency", &l.MaxConcurrency, q.MaxConcurrency)
+		ints("maxOutputChars", &l.MaxOutputChars, q.MaxOutputChars)
+		ints("maxCodeBytes", &l.MaxCodeBytes, q.MaxCodeBytes)
+		ints("maxCallDepth", &l.MaxCallDepth, q.MaxCallDepth)
+		tighten("maxMemoryBytes", &l.MaxMemoryBytes, q.MaxMemoryBytes)
+		if q.Timeout > 0 && req.Timeout == 0 {
+			req.Timeout = q.Timeout
+		}
+	}
+	if req.Timeout > 0 {
+		if req.Timeout > l.Timeout {
+			warn = append(warn, fmt.Sprintf("timeout %v exceeds the configured script timeout; using %v", req.Timeout.D(), l.Timeout.D()))
+		} else {
+			l.Timeout = req.Timeout
+		}
+	}
+	return l, warn
+}
+
+// execute runs a script as part of run r; its calls get parentID and ids
+// idPrefix + index.
+func (r *run) execute(ctx context.Context, req *ExecuteRequest, parentID, idPrefix string) *ExecuteResult {
+	start := time.Now()
+	lim, warnings := r.eng.scriptLimitsFor(req)
+	res := &ExecuteResult{Logs: []LogEntry{}, Calls: []CallRecord{}, Result: json.RawMessage("null"), Warnings: warnings}
+	script, cerr := r.eng.scripts.compile(req.Code, lim.MaxCodeBytes)
+	if cerr != nil {
+		res.Error = fromSandbox(cerr)
+		res.Stats.ElapsedMS = ms(time.Since(start))
+		return res
+	}
+	res.Stats.TypeScript = script.TypeScript
+
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	h := newScriptHost(r, ctx, lim.MaxConcurrency, parentID, idPrefix)
+	var onLog func(js.Log)
+	if r.observed() {
+		onLog = func(l js.Log) {
+			r.emit(ctx, Event{Type: EventLog, ParentID: parentID, Level: l.Level, Message: l.Message})
+		}
+	}
+	out := js.Run(ctx, script, js.Options{
+		Limits: js.Limits{
+			Timeout: lim.Timeout.D(), MaxToolCalls: lim.MaxToolCalls, MaxCallDepth: lim.MaxCallDepth,
+			MaxMemoryBytes: lim.MaxMemoryBytes, MaxOutputChars: lim.MaxOutputChars,
+		},
+		Input: req.Input,
+		Tools: r.eng.names,
+		Host:  h,
+		OnLog: onLog,
+	})
+	// Calls the script started before it returned finish, within what is
+	// left of its timeout; a run that failed cancels them at once.
+	if out.Err == nil {
+		h.wait(start.Add(lim.Timeout.D()))
+	}
+	cancel(Errorf(CodeCanceled, "the script had ended"))
+	res.Calls = h.close()
+
+	res.Stats.ElapsedMS = ms(time.Since(start))
+	res.Stats.ToolCalls = out.ToolCalls
+	if out.LateCalls > 0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf(
+			"%d tool calls were made after the script had returned and were not run; await every call", out.LateCalls))
+	}
+	if out.Err != nil {
+		res.Error = fromSandbox(out.Err)
+	} else {
+		res.Success = true
+		res.Result = out.Value
+	}
+	res.shapeOutput(out.Logs, out.LogsTruncated, lim.MaxOutputChars)
+	return res
+}
+
+// shapeOutput fits result and logs into maxChars together: the result
+// first (cut to a JSON string when too long), then as many log lines as fit.
+func (res *ExecuteResult) shapeOutput(logs []js.Log, logsCut bool, maxChars int) {
+	caps := newOutputCaps(maxChars)
+	res.Result, res.Truncated = caps.cut(res.Result, 0)
+	left := maxChars - min(utf8.RuneCount(res.Result), maxChars)
+	for _, l := range logs {
+		n := utf8.RuneCountInString(l.Message)
+		if n > left {
+			logsCut = true
+			if left > 0 {
+				res.Logs = append(res.Logs, LogEntry{Level: l.Level, Message: cutString(l.Message, left)})
+			}
+			break
+		}
+		left -= n
+		res.Logs = append(res.Logs, LogEntry{Level: l.Level, Message: l.Message})
+	}
+	if logsCut {
+		res.Truncated = true
+		res.Warnings = append(res.Warnings, fmt.Sprintf("logs were cut to fit the output limit of %d characters", maxChars))
+	}
+}
+
+func cutString(s string, n int) string {
+	i := 0
+	for range n {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	return s[:i]
+}
+
+// fromSandbox turns the sandbox's error into the engine's: a tool error
+// that ended the script uncaught is the tool's own *Error, located where the
+// script made the call.
+func fromSandbox(e *js.Error) *Error {
+	if err, ok := e.Cause.(*Error); ok {
+		c := *err
+		c.Line, c.Column = e.Line, e.Column
+		return &c
+	}
+	return &Error{Code: Code(e.Code), Message: e.Message, Line: e.Line, Column: e.Column}
+}
+
+// toSandbox turns a call's *Error into what the script's promise rejects
+// with: suggestions and details become properties of the JavaScript Error.
+func toSandbox(err *Error) *js.Error {
+	e := &js.Error{Code: js.Code(err.Code), Message: err.Message, Cause: err}
+	if len(err.Suggestions) > 0 || len(err.Details) > 0 {
+		e.Props, _ = json.Marshal(struct {
+			Suggestions []string    `json:"suggestions,omitempty"`
+			Details     []Violation `json:"details,omitempty"`
+		}{err.Suggestions, err.Details})
+	}
+	return e
+}
+
+// ModelText is the compact rendering of the result for a model: success,
+// result, logs and error — never the call trace, whose size no output
+// limit bounds. Logs are "level: message" lines.
+func (res *ExecuteResult) ModelText() json.RawMessage {
+	logs := make([]string, len(res.Logs))
+	for i, l := range res.Logs {
+		logs[i] = l.Level + ": " + l.Message
+	}
+	out, _ := json.Marshal(struct {
+		Success   bool            `json:"success"`
+		Result    json.RawMessage `json:"result"`
+		Truncated bool            `json:"truncated,omitempty"`
+		Logs      []string        `json:"logs,omitempty"`
+		Error     *Error          `json:"error,omitempty"`
+		Warnings  []string        `json:"warnings,omitempty"`
+	}{res.Success, res.Result, res.Truncated, logs, res.Error, res.Warnings})
+	return out
+}

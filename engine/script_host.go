@@ -1,0 +1,155 @@
+package engine
+
+import (
+	"context"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/codemode-dev/codemode/sandbox/js"
+)
+
+// scriptHost runs a script's tool calls for the sandbox: every call goes
+// through run.invoke, like a batch operation; gated calls made in the same
+// turn of the script (a Promise.all fan-out) go to the Approver as one set.
+type scriptHost struct {
+	r                  *run
+	ctx                context.Context
+	scope              *scope
+	sem                chan struct{} // maxConcurrency
+	parentID, idPrefix string
+
+	mu      sync.Mutex
+	calls   []*js.Call
+	records []CallRecord
+	holding []bool // the call holds a slot of sem
+	closed  bool
+	wg      sync.WaitGroup // calls without an outcome
+}
+
+func newScriptHost(r *run, ctx context.Context, maxConcurrency int, parentID, idPrefix string) *scriptHost {
+	return &scriptHost{r: r, ctx: ctx, scope: newScope(ctx), sem: make(chan struct{}, maxConcurrency), parentID: parentID, idPrefix: idPrefix}
+}
+
+// Start implements js.Host.
+func (h *scriptHost) Start(calls []*js.Call) {
+	h.mu.Lock()
+	if h.closed { // a stuck script, abandoned at its deadline, woke up: nothing more runs
+		h.mu.Unlock()
+		return
+	}
+	for _, c := range calls {
+		for len(h.records) <= c.Index {
+			h.records = append(h.records, CallRecord{})
+			h.calls = append(h.calls, nil)
+			h.holding = append(h.holding, false)
+		}
+		h.calls[c.Index] = c
+		h.records[c.Index] = CallRecord{Index: c.Index, Tool: c.Tool, Args: c.Args, Line: c.Line, Column: c.Column}
+	}
+	h.wg.Add(len(calls))
+	h.mu.Unlock()
+
+	e := h.r.eng
+	var set []pendingApproval
+	var gated []int
+	cs := make([]*call, len(calls))
+	for i, c := range calls {
+		cs[i] = &call{id: h.idPrefix + strconv.Itoa(c.Index), parentID: h.parentID, tool: c.Tool, args: c.Args}
+		t, ok := e.tools[c.Tool]
+		if !ok || !e.gated(&t.Tool) {
+			h.dispatch(c, cs[i])
+			continue
+		}
+		if _, err := t.validate(c.Args); err != nil {
+			h.dispatch(c, cs[i]) // fails in validation; nothing to approve
+			continue
+		}
+		cs[i].approval = &approval{}
+		set = append(set, pendingApproval{req: cs[i].approvalRequest(t), out: cs[i].approval})
+		gated = append(gated, i)
+	}
+	if len(set) == 0 {
+		return
+	}
+	go func() {
+		release := calls[gated[0]].Hold() // waiting for a person is not billed to the script
+		h.r.approve(h.ctx, set)
+		release()
+		for _, i := range gated {
+			h.dispatch(calls[i], cs[i])
+		}
+	}()
+}
+
+// dispatch runs one call on a goroutine of its own once a concurrency slot
+// is free. A call whose run ended while it waited still goes through
+// invoke, which fails it as canceled with its events.
+func (h *scriptHost) dispatch(c *js.Call, ec *call) {
+	go func() {
+		select {
+		case h.sem <- struct{}{}:
+			h.mu.Lock()
+			h.holding[c.Index] = true
+			h.mu.Unlock()
+		case <-h.ctx.Done():
+		}
+		h.r.invoke(h.scope, ec, c.Index, h)
+	}()
+}
+
+// complete is the completer of the script's calls: it records the outcome
+// in the trace and settles the script's promise. Budget errors (a tool's
+// timeout, cancelation) end the run; others are catchable.
+func (h *scriptHost) complete(i int, out outcome, _ bool) {
+	defer h.wg.Done()
+	h.mu.Lock()
+	if h.holding[i] {
+		h.holding[i] = false
+		<-h.sem
+	}
+	rec := &h.records[i]
+	rec.Success, rec.ElapsedMS = out.err == nil, ms(out.elapsed)
+	if out.err == nil {
+		rec.Result = out.result
+	} else {
+		rec.Error = out.err
+	}
+	c := h.calls[i]
+	h.mu.Unlock()
+	switch {
+	case out.err == nil:
+		c.Resolve(out.result)
+	case out.err.Code.Budget():
+		c.Abort(toSandbox(out.err))
+	default:
+		c.Reject(toSandbox(out.err))
+	}
+}
+
+// wait waits for the calls still running, until deadline.
+func (h *scriptHost) wait(deadline time.Time) {
+	done := make(chan struct{})
+	go func() {
+		h.wg.Wait()
+		close(done)
+	}()
+	t := time.NewTimer(time.Until(deadline))
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	case <-h.ctx.Done():
+	}
+}
+
+// close ends the host after the run's context was canceled: calls still
+// running are rescued as canceled, and the trace is returned complete.
+func (h *scriptHost) close() []CallRecord {
+	h.mu.Lock()
+	h.closed = true
+	h.mu.Unlock()
+	h.wg.Wait()
+	h.scope.close()
+	return h.records
+}

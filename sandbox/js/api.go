@@ -1,0 +1,155 @@
+package js
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Code is a machine-readable error code. The values are those of codemode's
+// contract; the sandbox defines them itself because it imports nothing of the
+// engine.
+type Code string
+
+// The codes a run can end with on its own. Tool errors carry whatever code
+// the host gave them.
+const (
+	CodeSyntaxError   Code = "syntax_error"   // the code does not parse
+	CodeRuntimeError  Code = "runtime_error"  // the script threw, or can never finish
+	CodeTimeout       Code = "timeout"        // the run's time budget ran out
+	CodeCanceled      Code = "canceled"       // the caller's context ended
+	CodeLimitExceeded Code = "limit_exceeded" // tool calls, call-stack depth or code size
+	CodeMemoryLimit   Code = "memory_limit"   // the memory budget ran out
+	CodeOutputLimit   Code = "output_limit"   // the script kept writing past its output budget
+)
+
+// Error is why a run or a tool call failed.
+type Error struct {
+	Code    Code
+	Message string
+	// Line and Column locate the error in the code as sent (1-based), when
+	// known: a syntax error, where a runtime error was thrown, or where the
+	// failed tool call was made.
+	Line, Column int
+	// Props are copied onto the JavaScript Error a rejected tool call throws
+	// (for example {"suggestions": [...]}); a JSON object or nil.
+	Props json.RawMessage
+	// Cause is the host's own value for a tool error, handed back unchanged
+	// when that error ends the run uncaught.
+	Cause any
+}
+
+func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
+
+// Limits bound one run. Zero fields take the defaults below.
+type Limits struct {
+	Timeout        time.Duration // wall time, not counting approval waits
+	MaxToolCalls   int           // tool calls per run
+	MaxCallDepth   int           // JavaScript call-stack frames
+	MaxMemoryBytes int64         // Go heap growth the run may cause
+	MaxOutputChars int           // characters of logs kept (the result is the host's to cap)
+}
+
+// Defaults for zero Limits fields.
+const (
+	DefaultTimeout        = 30 * time.Second
+	DefaultMaxToolCalls   = 200
+	DefaultMaxCallDepth   = 1000
+	DefaultMaxMemoryBytes = 256 << 20
+	DefaultMaxOutputChars = 50_000
+	DefaultMaxCodeBytes   = 64 << 10
+)
+
+func (l Limits) withDefaults() Limits {
+	if l.Timeout <= 0 {
+		l.Timeout = DefaultTimeout
+	}
+	if l.MaxToolCalls <= 0 {
+		l.MaxToolCalls = DefaultMaxToolCalls
+	}
+	if l.MaxCallDepth <= 0 {
+		l.MaxCallDepth = DefaultMaxCallDepth
+	}
+	if l.MaxMemoryBytes <= 0 {
+		l.MaxMemoryBytes = DefaultMaxMemoryBytes
+	}
+	if l.MaxOutputChars <= 0 {
+		l.MaxOutputChars = DefaultMaxOutputChars
+	}
+	return l
+}
+
+// Host runs the tool calls a script makes.
+type Host interface {
+	// Start receives the calls the script made during one turn of its event
+	// loop (several when it fans out with Promise.all). It must return
+	// promptly and complete every call exactly once, from any goroutine,
+	// with Call.Resolve, Call.Reject or Call.Abort.
+	Start(calls []*Call)
+}
+
+// Call is one tool call made by a script.
+type Call struct {
+	Index        int             // 0-based, in the order the script made its calls
+	Tool         string          // the name the script used
+	Args         json.RawMessage // JSON.stringify of the argument ({} when none)
+	Line, Column int             // where the script made the call, in the code as sent
+
+	run     *runner
+	resolve func(any) error
+	reject  func(any) error
+}
+
+// Resolve fulfils the call's promise with a JSON result.
+func (c *Call) Resolve(result json.RawMessage) {
+	c.run.post(func() error { return c.run.settle(c, result, nil) })
+}
+
+// Reject rejects the call's promise with a catchable JavaScript Error made
+// from err: its code, message and Props.
+func (c *Call) Reject(err *Error) {
+	c.run.post(func() error { return c.run.settle(c, nil, err) })
+}
+
+// Abort ends the whole run with err; the script cannot catch it. Hosts use it
+// for budget errors (a run-wide deadline, cancelation).
+func (c *Call) Abort(err *Error) { c.run.kill(err) }
+
+// Hold stops billing the run's timeout while the script has nothing to do
+// but wait for this call — for a call waiting for a person's approval — until
+// the returned function is called.
+func (c *Call) Hold() (release func()) { return c.run.clock.hold() }
+
+// Log is one console line.
+type Log struct {
+	Level   string `json:"level"` // log, info, warn, error, debug
+	Message string `json:"message"`
+}
+
+// Options configure one run.
+type Options struct {
+	Limits Limits
+	// Input is the value of the global `input` (JSON; null when empty).
+	Input json.RawMessage
+	// Tools are the names bound under the global `tools`: "a.b" is reachable
+	// as tools.a.b and as tools["a.b"].
+	Tools []string
+	Host  Host
+	// OnLog, if set, sees every console line as it is written, also those
+	// past the output budget that are not kept.
+	OnLog func(Log)
+}
+
+// Result is what a run produced.
+type Result struct {
+	// Value is the script's return value as JSON ("null" when it returned
+	// nothing); nil when the run failed.
+	Value json.RawMessage
+	Logs  []Log
+	// LogsTruncated reports that logs were cut to fit MaxOutputChars.
+	LogsTruncated bool
+	Err           *Error
+	ToolCalls     int // calls made (started or refused)
+	// LateCalls counts tool calls made after the script had returned; they
+	// were not run.
+	LateCalls int
+}

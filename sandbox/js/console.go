@@ -1,0 +1,127 @@
+package js
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/dop251/goja"
+)
+
+// consoleObject is the frozen `console` with log, info, warn, error and
+// debug. Arguments are joined by spaces: strings as they are, other values
+// as JSON where they have a JSON form.
+func (r *runner) consoleObject() *goja.Object {
+	c := r.vm.NewObject()
+	for _, level := range []string{"log", "info", "warn", "error", "debug"} {
+		_ = c.DefineDataProperty(level, r.vm.ToValue(func(call goja.FunctionCall) goja.Value {
+			r.log(level, call.Arguments)
+			return goja.Undefined()
+		}), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_TRUE)
+	}
+	_ = c.DefineDataProperty("trace", c.Get("debug"), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_TRUE)
+	if freeze, ok := goja.AssertFunction(r.vm.GlobalObject().Get("Object").(*goja.Object).Get("freeze")); ok {
+		_, _ = freeze(goja.Undefined(), c)
+	}
+	return c
+}
+
+func (r *runner) log(level string, args []goja.Value) {
+	var b strings.Builder
+	for i, a := range args {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(r.format(a))
+		if b.Len() > 4*r.lim.MaxOutputChars { // no use building more than can be kept
+			break
+		}
+	}
+	l := Log{Level: level, Message: b.String()}
+	if r.opt.OnLog != nil {
+		r.opt.OnLog(l)
+	}
+	if r.out.add(l, r.lim.MaxOutputChars) {
+		r.abort(&Error{Code: CodeOutputLimit, Message: fmt.Sprintf(
+			"the script went on writing logs long after they passed the output limit of %d characters", r.lim.MaxOutputChars)})
+	}
+}
+
+// format renders one console argument.
+func (r *runner) format(v goja.Value) string {
+	switch {
+	case v == nil || goja.IsUndefined(v):
+		return "undefined"
+	case goja.IsNull(v):
+		return "null"
+	}
+	obj, ok := v.(*goja.Object)
+	if !ok {
+		return v.String()
+	}
+	if obj.ClassName() == "Error" {
+		msg, _, _ := r.describe(obj)
+		return msg
+	}
+	if _, isFunc := goja.AssertFunction(obj); isFunc {
+		return "[Function]"
+	}
+	s, err := r.stringify(goja.Undefined(), v)
+	if err != nil || s == nil || goja.IsUndefined(s) {
+		if err != nil {
+			if _, budget := err.(*goja.InterruptedError); budget {
+				panic(err)
+			}
+		}
+		return "[object]"
+	}
+	return s.String()
+}
+
+// output keeps console lines up to the output budget. It is shared between
+// the loop and a caller reading it after abandoning a stuck run.
+type output struct {
+	mu        sync.Mutex
+	logs      []Log
+	chars     int // characters kept
+	dropped   int // characters not kept
+	truncated bool
+}
+
+// add keeps what fits of l within limit characters. It reports true when the
+// script has written more than limit characters past the budget: it is only
+// burning its time.
+func (o *output) add(l Log, limit int) (overrun bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	n := utf8.RuneCountInString(l.Message)
+	if room := limit - o.chars; n > room {
+		o.truncated = true
+		o.dropped += n - max(room, 0)
+		if room <= 0 {
+			return o.dropped > limit
+		}
+		l.Message = cutChars(l.Message, room)
+		n = room
+	}
+	o.logs = append(o.logs, l)
+	o.chars += n
+	return o.dropped > limit
+}
+
+func (o *output) snapshot() ([]Log, bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return append([]Log(nil), o.logs...), o.truncated
+}
+
+// cutChars returns the first n characters of s.
+func cutChars(s string, n int) string {
+	i := 0
+	for range n {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	return s[:i]
+}

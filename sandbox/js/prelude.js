@@ -1,0 +1,141 @@
+// The sandbox's hardening, run in every fresh runtime before the script.
+// It is called once with the global object and the host's hooks; nothing it
+// captures is reachable from the script afterwards.
+//
+// Why: goja's interrupt does not reach inside builtins, so a builtin asked to
+// walk 2^32 elements or build a gigabyte string runs on for minutes, and a
+// single huge allocation can take the process down. The guards check sizes
+// before such builtins run and end the run with memory_limit instead.
+(function (g, abort, timed, maxElems, maxChars, maxArgs) {
+  "use strict";
+  const apply = Reflect.apply;
+  const ownKeys = Reflect.ownKeys;
+  const define = Object.defineProperty;
+  const describe = Object.getOwnPropertyDescriptor;
+  const getProto = Object.getPrototypeOf;
+  const isArray = Array.isArray;
+  const floor = Math.floor;
+  const toNumber = Number;
+  const toStr = String;
+
+  const toLength = (v) => {
+    const n = toNumber(v);
+    return n > 0 ? floor(n) : 0; // NaN and negatives are 0, as in ToLength
+  };
+  const tooMany = (n, what) =>
+    abort("memory_limit", what + " of " + n + " elements is over the sandbox's limit of " + maxElems);
+  const tooLong = (n, what) =>
+    abort("memory_limit", what + " of " + n + " characters is over the sandbox's limit of " + maxChars);
+
+  // wrap replaces obj[key] with make(original), keeping the property's flags.
+  const wrap = (obj, key, make) => {
+    const d = describe(obj, key);
+    if (!d || typeof d.value !== "function") return;
+    d.value = make(d.value);
+    define(obj, key, d);
+  };
+
+  // Every array method walks this.length, also on array-likes such as
+  // {length: 2**32 - 1}: check it first.
+  const AP = Array.prototype;
+  for (const key of ownKeys(AP)) {
+    if (key === "constructor") continue;
+    wrap(AP, key, (orig) => function () {
+      if (this != null) {
+        const n = toLength(this.length);
+        if (n > maxElems) tooMany(n, "an array");
+      }
+      return apply(orig, this, arguments);
+    });
+  }
+  // join's result can be far longer than its array: add it up first.
+  wrap(AP, "join", (orig) => function (sep) {
+    if (isArray(this)) {
+      const n = this.length;
+      const s = sep === undefined ? 1 : toStr(sep).length;
+      let total = 0;
+      for (let i = 0; i < n; i++) {
+        const v = this[i];
+        total += s + (typeof v === "string" ? v.length : 0);
+        if (total > maxChars) tooLong(total, "a joined string");
+      }
+    }
+    return apply(orig, this, arguments);
+  });
+  wrap(Array, "from", (orig) => function (items) {
+    if (items != null) {
+      const n = toLength(items.length);
+      if (n > maxElems) tooMany(n, "an array");
+    }
+    return apply(orig, this, arguments);
+  });
+
+  const SP = String.prototype;
+  wrap(SP, "repeat", (orig) => function (count) {
+    const c = toNumber(count);
+    if (c > 0 && c !== Infinity) {
+      const n = toStr(this).length * floor(c);
+      if (n > maxChars) tooLong(n, "a repeated string");
+    }
+    return apply(orig, this, arguments);
+  });
+  for (const key of ["padStart", "padEnd"]) {
+    wrap(SP, key, (orig) => function (length) {
+      const n = toLength(length);
+      if (n > maxChars) tooLong(n, "a padded string");
+      return apply(orig, this, arguments);
+    });
+  }
+  wrap(SP, "concat", (orig) => function () {
+    let n = toStr(this).length;
+    for (let i = 0; i < arguments.length; i++) n += toStr(arguments[i]).length;
+    if (n > maxChars) tooLong(n, "a concatenated string");
+    return apply(orig, this, arguments);
+  });
+
+  // Spreading an array-like into arguments allocates all of it at once.
+  const checkArgs = (args) => {
+    if (args != null) {
+      const n = toLength(args.length);
+      if (n > maxArgs) throw new RangeError("too many arguments: " + n + " (the limit is " + maxArgs + ")");
+    }
+  };
+  wrap(Function.prototype, "apply", (orig) => function (thisArg, args) {
+    checkArgs(args);
+    return apply(orig, this, arguments);
+  });
+  wrap(Reflect, "apply", (orig) => function (target, thisArg, args) {
+    checkArgs(args);
+    return apply(orig, this, arguments);
+  });
+  wrap(Reflect, "construct", (orig) => function (target, args) {
+    checkArgs(args);
+    return apply(orig, this, arguments);
+  });
+
+  // Backtracking regexps are stopped by the regexp engine's match timeout,
+  // which reports "no match": timed turns that into a timeout of the run.
+  const RP = RegExp.prototype;
+  for (const key of ["exec", "test", Symbol.match, Symbol.matchAll, Symbol.replace, Symbol.search, Symbol.split]) {
+    wrap(RP, key, timed);
+  }
+
+  // No code from strings: eval is gone, and every function constructor
+  // (reachable as fn.constructor) throws. Function stays a valid
+  // right-hand side for instanceof.
+  const blocked = function Function() {
+    throw new TypeError("code generation from strings is not allowed in the sandbox");
+  };
+  define(blocked, "prototype", { value: Function.prototype });
+  for (const f of [function () {}, async function () {}, function* () {}]) { // goja has no async generators
+    define(getProto(f), "constructor", { value: blocked, writable: false, enumerable: false, configurable: false });
+  }
+  define(g, "Function", { value: blocked, writable: false, enumerable: false, configurable: false });
+  // Binary buffers allocate their whole size in one step, out of reach of
+  // every guard; tools exchange JSON, so scripts do without them.
+  for (const name of ["eval", "ArrayBuffer", "SharedArrayBuffer", "DataView", "Atomics",
+    "Int8Array", "Uint8Array", "Uint8ClampedArray", "Int16Array", "Uint16Array", "Int32Array",
+    "Uint32Array", "Float32Array", "Float64Array", "BigInt64Array", "BigUint64Array"]) {
+    delete g[name];
+  }
+})

@@ -1,0 +1,270 @@
+package js
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/dop251/goja"
+	"github.com/dop251/goja/parser"
+)
+
+// abandonGrace is how long Run waits, after ending a run, for the runtime's
+// goroutine to stop. A goroutine stuck in a long builtin that no interrupt
+// reaches is left to finish alone; the caller gets its answer on time.
+const abandonGrace = 50 * time.Millisecond
+
+// Run runs a compiled script in a fresh runtime and returns what it produced.
+// Budget errors (timeout, canceled, limit_exceeded, memory_limit,
+// output_limit) end the run wherever the script is; tool errors reach the
+// script as catchable Errors.
+//
+// Run returns when the script's promise settles or the run is ended. Tool
+// calls still running then are the host's to finish or cancel; their results
+// no longer reach the script.
+func Run(ctx context.Context, s *Script, opt Options) *Result {
+	setRegexpTimeout()
+	r := newRunner(s, opt)
+	stop := context.AfterFunc(ctx, func() {
+		code := CodeCanceled
+		if ctx.Err() == context.DeadlineExceeded {
+			code = CodeTimeout
+		}
+		r.kill(&Error{Code: code, Message: "the run was ended by its caller: " + context.Cause(ctx).Error()})
+	})
+	defer stop()
+	r.clock.start(r.lim.Timeout, func() {
+		r.kill(&Error{Code: CodeTimeout, Message: fmt.Sprintf("the script did not finish within its timeout of %v", r.lim.Timeout)})
+	})
+	defer r.clock.stop()
+	heapWatch.add(r)
+	defer heapWatch.remove(r)
+
+	go r.loop()
+	select {
+	case <-r.done:
+	case <-r.killed:
+		select {
+		case <-r.done:
+		case <-time.After(abandonGrace):
+			return r.abandoned()
+		}
+	}
+	res := r.res
+	res.Logs, res.LogsTruncated = r.out.snapshot()
+	return &res
+}
+
+// runner is one run: the runtime, its event loop and its budgets. Fields
+// marked "loop" belong to the goroutine running the loop.
+type runner struct {
+	s     *Script
+	opt   Options
+	lim   Limits
+	clock *clock
+	out   output
+
+	vm        *goja.Runtime    // loop, except Interrupt
+	jsonParse goja.Callable    // loop; the builtins as they were before the script ran
+	stringify goja.Callable    // loop
+	errorCtor *goja.Object     // loop
+	main      *goja.Promise    // loop; the script's promise
+	turn      []*Call          // loop; calls made since the last hand-over to the host
+	calls     int              // loop
+	pending   int              // loop; calls handed over and not yet settled
+	late      int              // loop
+	thrown    map[*goja.Object]*Error // loop; the Errors of rejected tool calls
+	stackBuf  []goja.StackFrame       // loop
+
+	mu    sync.Mutex
+	queue []func() error // settlements waiting for the loop
+	wake  chan struct{}  // cap 1: the queue has work
+
+	heapBase int64       // the heap when the run started
+	busy     atomic.Bool // the loop is running JavaScript
+
+	killOnce sync.Once
+	killErr  atomic.Pointer[Error]
+	killed   chan struct{} // closed by kill, after killErr is set
+
+	res  Result // loop, until done is closed
+	done chan struct{}
+}
+
+func newRunner(s *Script, opt Options) *runner {
+	return &runner{
+		s: s, opt: opt, lim: opt.Limits.withDefaults(),
+		vm:       goja.New(), // here, so kill can interrupt it from the first moment
+		clock:    &clock{},
+		thrown:   make(map[*goja.Object]*Error),
+		wake:     make(chan struct{}, 1),
+		killed:   make(chan struct{}),
+		done:     make(chan struct{}),
+		heapBase: heapInUse(),
+	}
+}
+
+// kill ends the run with err: the first reason wins. It interrupts whatever
+// JavaScript runs and wakes the loop; safe from any goroutine.
+func (r *runner) kill(err *Error) {
+	r.killOnce.Do(func() {
+		r.killErr.Store(err)
+		r.vm.Interrupt(err)
+		close(r.killed)
+	})
+}
+
+// abandoned is the result of a run whose goroutine did not stop in time.
+func (r *runner) abandoned() *Result {
+	res := &Result{Err: r.killErr.Load()}
+	res.Logs, res.LogsTruncated = r.out.snapshot()
+	return res
+}
+
+// post queues a settlement for the loop; after the loop ended it is dropped.
+func (r *runner) post(f func() error) {
+	r.mu.Lock()
+	r.queue = append(r.queue, f)
+	r.mu.Unlock()
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (r *runner) loop() {
+	defer close(r.done)
+	defer func() {
+		if p := recover(); p != nil {
+			r.res = Result{Err: &Error{Code: CodeRuntimeError, Message: fmt.Sprintf("internal error in the sandbox: %v", p)}}
+		}
+	}()
+	r.vm.SetParserOptions(parser.WithDisableSourceMaps)
+	r.vm.SetMaxCallStackSize(r.lim.MaxCallDepth)
+	if err := r.js(r.setup); err != nil {
+		r.finish(err)
+		return
+	}
+	var v goja.Value
+	if err := r.js(func() (err error) { v, err = r.vm.RunProgram(r.s.prg); return }); err != nil {
+		r.finish(err)
+		return
+	}
+	r.main, _ = v.Export().(*goja.Promise)
+	if r.main == nil {
+		r.finish(&Error{Code: CodeRuntimeError, Message: "internal error: the script did not start"})
+		return
+	}
+	for {
+		r.handOver()
+		if r.main.State() != goja.PromiseStatePending {
+			r.finish(nil)
+			return
+		}
+		if r.pending == 0 {
+			r.finish(&Error{Code: CodeRuntimeError, Message: "the script is waiting for a promise that nothing will settle (no tool call is running)"})
+			return
+		}
+		r.clock.idle(true)
+		select {
+		case <-r.wake:
+		case <-r.killed:
+		}
+		r.clock.idle(false)
+		if err := r.killErr.Load(); err != nil {
+			r.finish(err)
+			return
+		}
+		r.mu.Lock()
+		q := r.queue
+		r.queue = nil
+		r.mu.Unlock()
+		for _, f := range q {
+			if err := r.js(f); err != nil {
+				r.finish(err)
+				return
+			}
+		}
+	}
+}
+
+// js runs f, which runs JavaScript, with the busy flag set for the heap
+// watchdog, and turns what goja returns into the run's error.
+func (r *runner) js(f func() error) *Error {
+	r.busy.Store(true)
+	err := f()
+	r.busy.Store(false)
+	if err == nil {
+		return nil
+	}
+	return r.errorOf(err)
+}
+
+// handOver gives the calls made during the last turn to the host.
+func (r *runner) handOver() {
+	if len(r.turn) == 0 {
+		return
+	}
+	calls := r.turn
+	r.turn = nil
+	r.pending += len(calls)
+	r.opt.Host.Start(calls)
+}
+
+// settle completes call c on the loop: fulfils or rejects its promise,
+// which runs the script on. After the script returned, nothing runs.
+func (r *runner) settle(c *Call, result json.RawMessage, err *Error) error {
+	r.pending--
+	if r.main.State() != goja.PromiseStatePending {
+		return nil
+	}
+	if err != nil {
+		return c.reject(r.newError(err, c))
+	}
+	v, perr := r.jsonParse(goja.Undefined(), r.vm.ToValue(string(result)))
+	if perr != nil {
+		return c.reject(r.newError(&Error{Code: "tool_error", Message: "the tool's result is not valid JSON"}, c))
+	}
+	return c.resolve(v)
+}
+
+// finish records how the run ended; err nil means the script's promise
+// settled, and its outcome decides.
+func (r *runner) finish(err *Error) {
+	r.res.ToolCalls, r.res.LateCalls = r.calls, r.late
+	if k := r.killErr.Load(); k != nil {
+		err = k // a budget error wins over what it caused
+	}
+	if err != nil {
+		r.res.Err = err
+		return
+	}
+	switch r.main.State() {
+	case goja.PromiseStateFulfilled:
+		r.res.Value, r.res.Err = r.toJSON(r.main.Result())
+	case goja.PromiseStateRejected:
+		r.res.Err = r.errorOfValue(r.main.Result())
+	}
+}
+
+// toJSON turns the script's return value into JSON, as JSON.stringify does;
+// undefined becomes null.
+func (r *runner) toJSON(v goja.Value) (json.RawMessage, *Error) {
+	if v == nil || goja.IsUndefined(v) {
+		return json.RawMessage("null"), nil
+	}
+	var out goja.Value
+	if err := r.js(func() (err error) { out, err = r.stringify(goja.Undefined(), v); return }); err != nil {
+		if err.Code == CodeRuntimeError {
+			err.Message = "the returned value cannot be converted to JSON: " + err.Message
+		}
+		return nil, err
+	}
+	if out == nil || goja.IsUndefined(out) {
+		return json.RawMessage("null"), nil
+	}
+	return json.RawMessage(out.String()), nil
+}

@@ -1,0 +1,155 @@
+package js
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/dop251/goja"
+	"github.com/dop251/goja/parser"
+	"github.com/evanw/esbuild/pkg/api"
+	"github.com/go-sourcemap/sourcemap"
+)
+
+// Script is code ready to run: parsed, transformed from TypeScript when it
+// had to be, and compiled. It is immutable and may be run any number of
+// times, concurrently.
+type Script struct {
+	prg *goja.Program
+	// TypeScript reports that the code needed esbuild (TypeScript syntax, or
+	// JavaScript newer than the sandbox parses) and was transformed.
+	TypeScript bool
+	src        *sourceText
+	smap       *sourcemap.Consumer // compiled code → wrapped source, TypeScript only
+}
+
+// The code is the body of an async function, so that top-level await and
+// return work. The prefix shares the first line with the code, so line
+// numbers need no mapping.
+const (
+	wrapPrefix = `(async function () {"use strict";`
+	wrapSuffix = "\n})()"
+	// scriptName is the file name of the code in stack traces; runtime
+	// errors are located by finding it there.
+	scriptName = "script.js"
+)
+
+// Compile prepares code for running. Plain JavaScript goes straight to the
+// sandbox's parser; only code that parser rejects is handed to esbuild
+// (TypeScript, ES2017 target), so scripts without types pay nothing for it.
+// Errors are syntax_error (with line and column in the code as sent) or
+// limit_exceeded when the code is longer than maxBytes (0: the default).
+func Compile(code string, maxBytes int) (*Script, *Error) {
+	if maxBytes <= 0 {
+		maxBytes = DefaultMaxCodeBytes
+	}
+	if len(code) > maxBytes {
+		return nil, &Error{Code: CodeLimitExceeded, Message: fmt.Sprintf("the code is %d bytes; the limit is %d", len(code), maxBytes)}
+	}
+	if !utf8.ValidString(code) {
+		return nil, &Error{Code: CodeSyntaxError, Message: "the code is not valid UTF-8"}
+	}
+	src := newSourceText(code)
+	wrapped := wrapPrefix + code + wrapSuffix
+	prg, jsErr := compileJS(wrapped)
+	if jsErr == nil {
+		return &Script{prg: prg, src: src}, nil
+	}
+	out := api.Transform(wrapped, api.TransformOptions{
+		Loader:     api.LoaderTS,
+		Target:     api.ES2017,
+		Sourcemap:  api.SourceMapExternal,
+		Sourcefile: "script.ts",
+		LogLevel:   api.LogLevelSilent,
+	})
+	if len(out.Errors) > 0 {
+		m := out.Errors[0]
+		e := &Error{Code: CodeSyntaxError, Message: m.Text}
+		if loc := m.Location; loc != nil {
+			e.Line, e.Column = src.fromWrapped(loc.Line, byteToCharColumn(loc.LineText, loc.Column)+1)
+		}
+		return nil, e
+	}
+	smap, serr := sourcemap.Parse("", out.Map)
+	if serr != nil {
+		return nil, &Error{Code: CodeSyntaxError, Message: "cannot read the TypeScript source map: " + serr.Error()}
+	}
+	s := &Script{TypeScript: true, src: src, smap: smap}
+	prg, perr := compileJS(string(out.Code))
+	if perr != nil {
+		perr.Line, perr.Column = s.position(perr.Line, perr.Column)
+		return nil, perr
+	}
+	s.prg = prg
+	return s, nil
+}
+
+// compileJS parses with source maps disabled — the parser would otherwise
+// read whatever file a //# sourceMappingURL= comment names — and compiles in
+// strict mode. Error positions are in src.
+func compileJS(src string) (*goja.Program, *Error) {
+	ast, err := parser.ParseFile(nil, scriptName, src, 0, parser.WithDisableSourceMaps)
+	if err != nil {
+		e := &Error{Code: CodeSyntaxError, Message: err.Error()}
+		if list, ok := err.(parser.ErrorList); ok && len(list) > 0 {
+			e.Message = list[0].Message
+			e.Line, e.Column = list[0].Position.Line, list[0].Position.Column
+		}
+		return nil, e
+	}
+	prg, err := goja.CompileAST(ast, true)
+	if err != nil {
+		return nil, &Error{Code: CodeSyntaxError, Message: strings.TrimPrefix(err.Error(), "SyntaxError: ")}
+	}
+	return prg, nil
+}
+
+// position maps a line and column (1-based) of the compiled code to the code
+// as sent.
+func (s *Script) position(line, col int) (int, int) {
+	if line <= 0 {
+		return 0, 0
+	}
+	if s.smap != nil {
+		_, _, l, c, ok := s.smap.Source(line, col-1)
+		if !ok {
+			return 0, 0
+		}
+		line, col = l, c+1
+	}
+	return s.src.fromWrapped(line, col)
+}
+
+// sourceText is the code as sent, for mapping positions back into it.
+type sourceText struct {
+	lines []string
+}
+
+func newSourceText(code string) *sourceText {
+	return &sourceText{lines: strings.Split(code, "\n")}
+}
+
+// fromWrapped maps a position in the wrapped code to the code as sent: the
+// prefix shifts columns of the first line; the suffix is clamped to the end.
+func (s *sourceText) fromWrapped(line, col int) (int, int) {
+	if line == 1 {
+		col -= utf8.RuneCountInString(wrapPrefix)
+		if col < 1 {
+			col = 1
+		}
+	}
+	if line > len(s.lines) {
+		last := s.lines[len(s.lines)-1]
+		return len(s.lines), utf8.RuneCountInString(last) + 1
+	}
+	return line, col
+}
+
+// byteToCharColumn turns a 0-based byte offset in line into a 0-based
+// character offset.
+func byteToCharColumn(line string, col int) int {
+	if col > len(line) {
+		col = len(line)
+	}
+	return utf8.RuneCountInString(line[:col])
+}
