@@ -67,15 +67,15 @@ type runner struct {
 	clock *clock
 	out   output
 
-	vm        *goja.Runtime    // loop, except Interrupt
-	jsonParse goja.Callable    // loop; the builtins as they were before the script ran
-	stringify goja.Callable    // loop
-	errorCtor *goja.Object     // loop
-	main      *goja.Promise    // loop; the script's promise
-	turn      []*Call          // loop; calls made since the last hand-over to the host
-	calls     int              // loop
-	pending   int              // loop; calls handed over and not yet settled
-	late      int              // loop
+	vm        *goja.Runtime           // loop, except Interrupt
+	jsonParse goja.Callable           // loop; the builtins as they were before the script ran
+	stringify goja.Callable           // loop
+	errorCtor *goja.Object            // loop
+	main      *goja.Promise           // loop; the script's promise
+	turn      []*Call                 // loop; calls made since the last hand-over to the host
+	calls     int                     // loop
+	pending   int                     // loop; calls handed over and not yet settled
+	late      int                     // loop
 	thrown    map[*goja.Object]*Error // loop; the Errors of rejected tool calls
 	stackBuf  []goja.StackFrame       // loop
 

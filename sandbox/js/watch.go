@@ -2,8 +2,8 @@ package js
 
 import (
 	"runtime"
-	"strconv"
 	"runtime/metrics"
+	"strconv"
 	"sync"
 	"time"
 )
