@@ -23,10 +23,15 @@ func (r *runner) setup() error {
 	}
 	harden, _ := goja.AssertFunction(fn)
 	maxElems := r.lim.MaxMemoryBytes / bytesPerElement
-	if _, err := harden(goja.Undefined(), g, vm.ToValue(r.abortFromScript), vm.ToValue(r.timedRegexp),
-		vm.ToValue(maxElems), vm.ToValue(maxElems), vm.ToValue(maxArguments)); err != nil {
+	hooks, err := harden(goja.Undefined(), g, vm.ToValue(r.abortFromScript), vm.ToValue(r.timedRegexp), vm.ToValue(jsonDepthOK),
+		vm.ToValue(maxElems), vm.ToValue(maxElems), vm.ToValue(maxArguments))
+	if err != nil {
 		return err
 	}
+	// From here on the sandbox stringifies (arguments, results, logs) with
+	// the interruptible stringify; parsing keeps the original, for JSON the
+	// host made.
+	r.stringify, _ = goja.AssertFunction(hooks.(*goja.Object).Get("stringify"))
 
 	tools, err := r.toolsObject()
 	if err != nil {
@@ -51,6 +56,39 @@ func (r *runner) setup() error {
 // from strings cost about that much per character. 256 MiB allows arrays and
 // strings of 4 Mi elements.
 const bytesPerElement = 64
+
+// maxJSONDepth is the nesting encoding/json accepts; JSON.parse in the
+// sandbox refuses deeper text before its native recursion starts.
+const maxJSONDepth = 10000
+
+// jsonDepthOK reports whether s nests arrays and objects at most
+// maxJSONDepth deep (brackets inside strings do not count).
+func jsonDepthOK(s string) bool {
+	depth, inString, escaped := 0, false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '[' || c == '{':
+			if depth++; depth > maxJSONDepth {
+				return false
+			}
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	return true
+}
 
 // maxArguments caps the arguments spread by apply and Reflect, as engines do.
 const maxArguments = 1 << 16

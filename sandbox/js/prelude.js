@@ -6,7 +6,7 @@
 // walk 2^32 elements or build a gigabyte string runs on for minutes, and a
 // single huge allocation can take the process down. The guards check sizes
 // before such builtins run and end the run with memory_limit instead.
-(function (g, abort, timed, maxElems, maxChars, maxArgs) {
+(function (g, abort, timed, jsonDepthOK, maxElems, maxChars, maxArgs) {
   "use strict";
   const apply = Reflect.apply;
   const ownKeys = Reflect.ownKeys;
@@ -113,6 +113,23 @@
     return apply(orig, this, arguments);
   });
 
+  // JSON.stringify recurses natively through nested values, deaf to
+  // interrupts; with a replacer function it calls back into JavaScript at
+  // every value, where interrupts land. The identity replacer changes
+  // nothing else. The sandbox stringifies through the same function.
+  const identity = (k, v) => v;
+  const stringify = JSON.stringify;
+  const safeStringify = function (value, replacer, space) {
+    return apply(stringify, undefined, [value, typeof replacer === "function" || isArray(replacer) ? replacer : identity, space]);
+  };
+  define(JSON, "stringify", { value: safeStringify, writable: true, enumerable: false, configurable: true });
+  // JSON.parse recurses natively too: refuse nesting deeper than Go's own
+  // JSON decoder accepts before it starts.
+  wrap(JSON, "parse", (orig) => function (text) {
+    if (!jsonDepthOK(toStr(text))) throw new SyntaxError("JSON nested too deeply (the limit is 10000 levels)");
+    return apply(orig, this, arguments);
+  });
+
   // Backtracking regexps are stopped by the regexp engine's match timeout,
   // which reports "no match": timed turns that into a timeout of the run.
   const RP = RegExp.prototype;
@@ -138,4 +155,5 @@
     "Uint32Array", "Float32Array", "Float64Array", "BigInt64Array", "BigUint64Array"]) {
     delete g[name];
   }
+  return { stringify: safeStringify };
 })

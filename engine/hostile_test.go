@@ -1,0 +1,121 @@
+package engine_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/metrics"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/codemode-dev/codemode/engine"
+)
+
+// hostileCase is a script of testdata/hostile with its header:
+//
+//	// expect: CODE | success
+//	// timeout: DURATION   (default 2s)
+//	// memory: NMiB        (default 64MiB)
+//	// within: DURATION    (default: timeout + 3s, generous for a noisy machine)
+type hostileCase struct {
+	code    string
+	expect  string
+	timeout time.Duration
+	memory  int64
+	within  time.Duration
+}
+
+func readHostile(t *testing.T, path string) hostileCase {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := hostileCase{code: string(b), timeout: 2 * time.Second, memory: 64 << 20}
+	for _, line := range strings.Split(c.code, "\n") {
+		key, val, ok := strings.Cut(strings.TrimPrefix(line, "// "), ": ")
+		if !strings.HasPrefix(line, "// ") || !ok {
+			continue
+		}
+		switch key {
+		case "expect":
+			c.expect = val
+		case "timeout", "within":
+			d, err := time.ParseDuration(val)
+			if err != nil {
+				t.Fatalf("%s: %v", path, err)
+			}
+			if key == "timeout" {
+				c.timeout = d
+			} else {
+				c.within = d
+			}
+		case "memory":
+			var n int64
+			for _, r := range strings.TrimSuffix(val, "MiB") {
+				n = n*10 + int64(r-'0')
+			}
+			c.memory = n << 20
+		}
+	}
+	if c.expect == "" {
+		t.Fatalf("%s: no '// expect:' line", path)
+	}
+	if c.within == 0 {
+		c.within = c.timeout + 3*time.Second
+	}
+	return c
+}
+
+// TestHostileScripts runs every script of testdata/hostile: each must end
+// with its expected code within its budget, and the engine must run a
+// normal script right after it.
+func TestHostileScripts(t *testing.T) {
+	files, err := filepath.Glob("../testdata/hostile/*.js")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no hostile scripts: %v", err)
+	}
+	e := build(t, newFixture(t))
+	before := heapObjects()
+	for _, path := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(path), ".js"), func(t *testing.T) {
+			c := readHostile(t, path)
+			start := time.Now()
+			res, err := e.Execute(context.Background(), engine.ExecuteRequest{
+				Code: c.code, Timeout: engine.Duration(c.timeout),
+				Limits: &engine.ScriptLimits{MaxMemoryBytes: c.memory, MaxOutputChars: 10_000, MaxToolCalls: 50},
+			})
+			elapsed := time.Since(start)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := "success"
+			if !res.Success {
+				got = string(res.Error.Code)
+			}
+			if got != c.expect {
+				t.Errorf("ended with %s (%v), want %s; result %s", got, res.Error, c.expect, res.Result)
+			}
+			if elapsed > c.within {
+				t.Errorf("took %v, budget %v", elapsed, c.within)
+			}
+			t.Logf("%s in %v: %v", got, elapsed.Round(time.Millisecond), res.Error)
+			next := script(t, e, `return (await tools.add({a: 2, b: 3})).sum`)
+			if !next.Success || string(next.Result) != "5" {
+				t.Errorf("the next run failed: %s %v", next.Result, next.Error)
+			}
+		})
+	}
+	runtime.GC()
+	if grown := heapObjects() - before; grown > 64<<20 {
+		t.Errorf("the heap grew by %d MiB over the suite", grown>>20)
+	}
+}
+
+func heapObjects() int64 {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(s)
+	return int64(s[0].Value.Uint64())
+}

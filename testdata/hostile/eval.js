@@ -1,0 +1,3 @@
+// eval does not exist.
+// expect: runtime_error
+return eval('1 + 1');

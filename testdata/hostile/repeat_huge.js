@@ -1,0 +1,3 @@
+// One builtin call that would build a gigabyte string.
+// expect: memory_limit
+'x'.repeat(2 ** 29);
