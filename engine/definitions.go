@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/codemode-dev/codemode/bindings/tsgen"
 	"github.com/codemode-dev/codemode/engine/internal/defs"
 )
 
@@ -21,7 +22,8 @@ type (
 )
 
 // Definitions is what a model is shown: every tool, then the meta-tools
-// (batch). Meta-tool entries carry no Handler: HandleToolCalls runs them.
+// (batch, execute_code). Meta-tool entries carry no Handler:
+// HandleToolCalls runs them.
 type Definitions struct {
 	Tools []Tool
 }
@@ -51,12 +53,33 @@ func (e *Engine) metaTools() ([]Tool, error) {
 	if err != nil {
 		return nil, fmt.Errorf("batch meta-tool schema: %w", err)
 	}
+	code := defs.ExecuteCodeOptions{
+		MaxToolCalls:   e.cfg.Script.MaxToolCalls,
+		TimeoutSeconds: e.cfg.Script.Timeout.D().Seconds(),
+		MaxOutputChars: e.cfg.Script.MaxOutputChars,
+	}
 	return []Tool{{
 		Name:        MetaBatch,
 		Description: defs.BatchDescription(opt),
 		InputSchema: schema,
 		Annotations: Annotations{Title: "Batch of tool calls", OpenWorldHint: Bool(false)},
+	}, {
+		Name:        MetaExecuteCode,
+		Description: defs.ExecuteCodeDescription(code, e.Declarations()),
+		InputSchema: json.RawMessage(defs.ExecuteCodeSchema),
+		Annotations: Annotations{Title: "Run a script that calls the tools", OpenWorldHint: Bool(false)},
 	}}, nil
+}
+
+// Declarations returns the TypeScript declarations scripts see: the global
+// tools with every tool as an async method, input and console.
+func (e *Engine) Declarations() string {
+	list := make([]tsgen.Tool, len(e.names))
+	for i, n := range e.names {
+		t := e.tools[n]
+		list[i] = tsgen.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, OutputSchema: t.OutputSchema}
+	}
+	return tsgen.Declarations(list)
 }
 
 func toDef(t Tool) defs.Tool {

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"encoding/json"
+	"github.com/evanw/esbuild/pkg/api"
 	"os"
 	"strings"
 	"testing"
@@ -23,9 +24,9 @@ func whiteboardEngine(t testing.TB) *engine.Engine {
 func batchSchema(t *testing.T, e *engine.Engine) *jsonschema.Schema {
 	t.Helper()
 	defs := e.ToolDefinitions()
-	last := defs.Tools[len(defs.Tools)-1]
+	last := defs.Tools[len(defs.Tools)-2]
 	if last.Name != "batch" || last.Handler != nil {
-		t.Fatalf("last definition is %q, want the batch meta-tool", last.Name)
+		t.Fatalf("definition %q, want the batch meta-tool", last.Name)
 	}
 	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(string(last.InputSchema)))
 	if err != nil {
@@ -78,14 +79,14 @@ func TestDefinitionsExport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(mcp) != len(e.Tools())+1 || len(oa) != len(mcp) || len(an) != len(mcp) {
+	if len(mcp) != len(e.Tools())+2 || len(oa) != len(mcp) || len(an) != len(mcp) {
 		t.Fatalf("counts: %d tools, mcp %d, openai %d, anthropic %d", len(e.Tools()), len(mcp), len(oa), len(an))
 	}
 	names := map[string]bool{}
 	for i := range mcp {
 		names[mcp[i].Name+" "+oa[i].Function.Name+" "+an[i].Name] = true
 	}
-	if !names["board.getState board-getState board-getState"] || !names["batch batch batch"] {
+	if !names["board.getState board-getState board-getState"] || !names["batch batch batch"] || !names["execute_code execute_code execute_code"] {
 		t.Errorf("dotted names not mapped reversibly: %v", names)
 	}
 	if engine.CanonicalName(engine.WireName("a.b.c")) != "a.b.c" {
@@ -94,5 +95,28 @@ func TestDefinitionsExport(t *testing.T) {
 	out, _ := json.Marshal(oa[0])
 	if !strings.HasPrefix(string(out), `{"type":"function","function":{"name":`) {
 		t.Errorf("OpenAI shape: %s", out)
+	}
+}
+
+// TestExecuteCodeDefinition: the execute_code meta-tool's description holds
+// the rules and the tools' declarations, which parse as TypeScript; its
+// schema requires code.
+func TestExecuteCodeDefinition(t *testing.T) {
+	e := whiteboardEngine(t)
+	defs := e.ToolDefinitions()
+	last := defs.Tools[len(defs.Tools)-1]
+	if last.Name != "execute_code" || last.Handler != nil {
+		t.Fatalf("last definition is %q, want the execute_code meta-tool", last.Name)
+	}
+	for _, want := range []string{"async function", "Promise.all", ".suggestions", "createStickyNote(args: {", "declare const tools"} {
+		if !strings.Contains(last.Description, want) {
+			t.Errorf("the description lacks %q", want)
+		}
+	}
+	if out := api.Transform(e.Declarations(), api.TransformOptions{Loader: api.LoaderTS}); len(out.Errors) > 0 {
+		t.Errorf("declarations do not parse: %v", out.Errors[0].Text)
+	}
+	if !strings.Contains(string(last.InputSchema), `"required":["code"]`) {
+		t.Errorf("schema = %s", last.InputSchema)
 	}
 }

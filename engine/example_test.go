@@ -117,6 +117,7 @@ func ExampleEngine_ToolDefinitions() {
 	// function createFolder
 	// function createNote
 	// function batch
+	// function execute_code
 }
 
 // Errors are data with a code; errors.Is matches by code.

@@ -70,6 +70,15 @@ type ExecuteStats struct {
 // ParseExecuteRequest decodes a code-mode request strictly: unknown fields
 // and trailing data are bad_request, as is empty code.
 func ParseExecuteRequest(data []byte) (ExecuteRequest, error) {
+	req, err := parseExecuteRequest(data)
+	if err != nil {
+		return ExecuteRequest{}, err
+	}
+	return req, nil
+}
+
+// parseExecuteRequest is ParseExecuteRequest with the *Error type kept.
+func parseExecuteRequest(data []byte) (ExecuteRequest, *Error) {
 	var req ExecuteRequest
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()

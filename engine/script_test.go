@@ -308,3 +308,31 @@ func TestExecuteEndlessLogsEndWithOutputLimit(t *testing.T) {
 		t.Fatalf("%+v", res)
 	}
 }
+
+func TestHandleToolCallsRunsExecuteCode(t *testing.T) {
+	rec := &recorder{}
+	e := build(t, newFixture(t), func(b *engine.Builder) { b.WithObserver(rec) })
+	args, _ := json.Marshal(map[string]string{"code": `console.log("hi"); return (await tools.makeThing({name: "n"})).id`})
+	out := e.HandleToolCalls(context.Background(), []engine.ToolCall{
+		{ID: "c1", Name: "execute_code", Arguments: args},
+		{ID: "c2", Name: "execute_code", Arguments: json.RawMessage(`{"code": "syntax error here"}`)},
+		{ID: "c3", Name: "execute_code", Arguments: json.RawMessage(`{"cod": "x"}`)},
+	})
+	if out[0].IsError || string(out[0].Content) != `{"success":true,"result":"t1","logs":["log: hi"]}` {
+		t.Errorf("c1: %s", out[0].Content)
+	}
+	if out[0].Script == nil || len(out[0].Script.Calls) != 1 {
+		t.Errorf("c1: the host should get the full result")
+	}
+	if !out[1].IsError || out[1].Error.Code != engine.CodeSyntaxError {
+		t.Errorf("c2: %s", out[1].Content)
+	}
+	if !out[2].IsError || out[2].Error.Code != engine.CodeBadRequest {
+		t.Errorf("c3: %s", out[2].Content)
+	}
+	for _, ev := range rec.ofType(engine.EventToolCallStart) {
+		if ev.ParentID != "c1" || ev.CallID != "c1/0" {
+			t.Errorf("event %+v: want parent c1, id c1/0", ev)
+		}
+	}
+}

@@ -28,6 +28,9 @@ type ToolCallResult struct {
 	IsError   bool            `json:"isError"`
 	Error     *Error          `json:"error,omitempty"`
 	Truncated bool            `json:"truncated,omitempty"`
+	// Script is the full result of an execute_code call, trace included,
+	// for the host; Content holds only its model-facing rendering.
+	Script *ExecuteResult `json:"-"`
 }
 
 // HandleToolCalls runs the native tool calls of one model step as one run.
@@ -36,11 +39,15 @@ type ToolCallResult struct {
 // (own events and results, parentId = the batch call's id). Every gated call
 // of the step — direct or inside a batch — goes to the Approver in one set
 // before anything runs; denied calls fail with denied and the rest still run.
+// An execute_code call runs its script (its calls have parentId = the
+// execute_code call's id; gated ones are approved as the script makes them)
+// and returns the script's model-facing rendering, never its call trace.
 // Results come back in the order of calls, each with its provider call id.
 func (e *Engine) HandleToolCalls(ctx context.Context, calls []ToolCall) []ToolCallResult {
 	r := e.startRun(ctx, RunToolCalls)
 	results := make([]ToolCallResult, len(calls))
 	batches := make([]*batchExec, len(calls))
+	scripts := make([]*ExecuteRequest, len(calls))
 	direct := make([]*call, len(calls))
 	var set []pendingApproval
 	seen := make(map[string]bool, len(calls))
@@ -60,6 +67,11 @@ func (e *Engine) HandleToolCalls(ctx context.Context, calls []ToolCall) []ToolCa
 			}
 			if err == nil {
 				set = append(set, batches[i].approvalSet()...)
+			}
+		case name == MetaExecuteCode:
+			var req ExecuteRequest
+			if req, err = parseExecuteRequest(args); err == nil {
+				scripts[i] = &req
 			}
 		case reserved[name]:
 			err = Errorf(CodeUnknownTool, "%q is not enabled on this engine", name)
@@ -92,6 +104,12 @@ func (e *Engine) HandleToolCalls(ctx context.Context, calls []ToolCall) []ToolCa
 				res := b.execute(ctx)
 				results[i].Content, _ = json.Marshal(res)
 				results[i].IsError = res.Summary.Failed+res.Summary.Skipped > 0
+			})
+		case scripts[i] != nil:
+			step.wg.Go(func() {
+				res := r.execute(ctx, scripts[i], calls[i].ID, calls[i].ID+"/")
+				results[i].Content, results[i].IsError, results[i].Script = res.ModelText(), !res.Success, res
+				results[i].Error = res.Error
 			})
 		case direct[i] != nil:
 			step.wg.Add(1) // done when the call completes, not when its goroutine ends

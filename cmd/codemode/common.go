@@ -19,6 +19,7 @@ type common struct {
 	config  string
 	board   string
 	timeout time.Duration
+	script  bool // --timeout bounds a script rather than a batch
 }
 
 func (c *common) register(fs *flag.FlagSet) {
@@ -65,10 +66,14 @@ func (c *common) setup() (*engine.Engine, *whiteboard.Board, error) {
 		return nil, nil, errors.New("--timeout must be positive")
 	}
 	if c.timeout > 0 {
-		if c.timeout > cfg.Limits.BatchTimeout.D() {
-			return nil, nil, fmt.Errorf("--timeout %v exceeds the configured batch timeout %v", c.timeout, cfg.Limits.BatchTimeout.D())
+		limit, what := &cfg.Limits.BatchTimeout, "batch"
+		if c.script {
+			limit, what = &cfg.Script.Timeout, "script"
 		}
-		cfg.Limits.BatchTimeout = engine.Duration(c.timeout)
+		if c.timeout > limit.D() {
+			return nil, nil, fmt.Errorf("--timeout %v exceeds the configured %s timeout %v", c.timeout, what, limit.D())
+		}
+		*limit = engine.Duration(c.timeout)
 	}
 	board := whiteboard.NewBoard()
 	if c.board != "" {

@@ -1,5 +1,6 @@
-// Command codemode runs tool calls for LLMs: a flat batch of operations
-// today, model-written scripts next. See "codemode help".
+// Command codemode runs tool calls for LLMs: a flat batch of operations, or
+// a model-written script that calls tools as async functions. See
+// "codemode help".
 package main
 
 import (
@@ -8,25 +9,31 @@ import (
 	"os"
 )
 
-const usage = `codemode runs many tool calls in one step: a flat batch of operations,
-with $ref between them, over the built-in whiteboard tools.
+const usage = `codemode runs many tool calls in one step over the built-in whiteboard
+tools: a flat batch of operations with $ref between them, or a JavaScript or
+TypeScript script that calls the tools as async functions.
 
 Usage:
-  codemode tools [--json]                 list the tools (--json: MCP shape, with the batch meta-tool)
+  codemode tools [--json|--ts]            list the tools (--json: MCP shape, with the meta-tools;
+                                          --ts: the TypeScript declarations scripts see)
   codemode batch [FILE|-] [flags]         run a batch request (JSON), print the batch result JSON
+  codemode run   [FILE|-] [flags]         run a script (JS or TS), print the code-mode result JSON
   codemode help                           show this text
 
 Flags:
   --config FILE       engine limits as JSON (see docs/config.md)
   --board FILE        load the whiteboard from FILE (if it exists) and save it back after the run
-  --timeout DURATION  whole-batch timeout, e.g. 5s (default 60s; may only tighten --config's)
+  --timeout DURATION  whole-run timeout, e.g. 5s (defaults: batch 60s, script 30s;
+                      may only tighten --config's)
+  --input JSON|@FILE  run only: the script's global "input"
 
-Exit status: 0 every operation succeeded; 1 an operation failed (the result JSON
-is still printed on stdout); 2 usage error or malformed request.
+Exit status: 0 everything succeeded; 1 a batch operation or the script failed
+(the result JSON is still printed on stdout); 2 usage error or malformed request.
 
 Examples:
   codemode batch examples/retro.json
-  echo '{"operations":[{"tool":"getBoardState","args":{}}]}' | codemode batch --board board.json
+  codemode run examples/flowchart.ts --board board.json
+  echo 'return await tools.getBoardState()' | codemode run --board board.json
 `
 
 func main() {
@@ -45,11 +52,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return cmdTools(rest, stdout, stderr)
 	case "batch":
 		return cmdBatch(rest, stdin, stdout, stderr)
+	case "run":
+		return cmdRun(rest, stdin, stdout, stderr)
 	case "help", "-h", "--help", "-help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "codemode: unknown command %q (commands: tools, batch, help)\n", cmd)
+	fmt.Fprintf(stderr, "codemode: unknown command %q (commands: tools, batch, run, help)\n", cmd)
 	return exitUsage
 }
 

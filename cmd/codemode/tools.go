@@ -13,19 +13,28 @@ func cmdTools(args []string, stdout, stderr io.Writer) int {
 	var c common
 	c.register(fs)
 	asJSON := fs.Bool("json", false, "print the definitions as JSON (MCP shape)")
+	asTS := fs.Bool("ts", false, "print the TypeScript declarations scripts see")
+	const usageLine = "codemode tools [--json|--ts]"
 	pos, err := parse(fs, args)
-	if helpRequested(err, stdout, "codemode tools [--json]") {
+	if helpRequested(err, stdout, usageLine) {
 		return exitOK
 	}
 	if err != nil {
-		return fail(stderr, exitUsage, "tools: %v (usage: codemode tools [--json])", err)
+		return fail(stderr, exitUsage, "tools: %v (usage: %s)", err, usageLine)
 	}
 	if len(pos) > 0 {
-		return fail(stderr, exitUsage, "tools: unexpected argument %q (usage: codemode tools [--json])", pos[0])
+		return fail(stderr, exitUsage, "tools: unexpected argument %q (usage: %s)", pos[0], usageLine)
+	}
+	if *asJSON && *asTS {
+		return fail(stderr, exitUsage, "tools: --json and --ts exclude each other")
 	}
 	eng, _, err := c.setup()
 	if err != nil {
 		return fail(stderr, exitUsage, "%v", err)
+	}
+	if *asTS {
+		fmt.Fprint(stdout, eng.Declarations())
+		return exitOK
 	}
 	defs := eng.ToolDefinitions()
 	if *asJSON {

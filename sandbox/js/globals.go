@@ -24,6 +24,7 @@ func (r *runner) setup() error {
 	harden, _ := goja.AssertFunction(fn)
 	maxElems := r.lim.MaxMemoryBytes / bytesPerElement
 	hooks, err := harden(goja.Undefined(), g, vm.ToValue(r.abortFromScript), vm.ToValue(r.timedRegexp), vm.ToValue(jsonDepthOK),
+		vm.ToValue(func(proto *goja.Object, max int64) { r.wrapArrayMethods(proto, max) }),
 		vm.ToValue(maxElems), vm.ToValue(maxElems), vm.ToValue(maxArguments))
 	if err != nil {
 		return err

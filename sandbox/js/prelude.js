@@ -6,7 +6,7 @@
 // walk 2^32 elements or build a gigabyte string runs on for minutes, and a
 // single huge allocation can take the process down. The guards check sizes
 // before such builtins run and end the run with memory_limit instead.
-(function (g, abort, timed, jsonDepthOK, maxElems, maxChars, maxArgs) {
+(function (g, abort, timed, jsonDepthOK, wrapArrayMethods, maxElems, maxChars, maxArgs) {
   "use strict";
   const apply = Reflect.apply;
   const ownKeys = Reflect.ownKeys;
@@ -18,6 +18,7 @@
   const toNumber = Number;
   const toStr = String;
 
+  const AP = Array.prototype;
   const toLength = (v) => {
     const n = toNumber(v);
     return n > 0 ? floor(n) : 0; // NaN and negatives are 0, as in ToLength
@@ -36,18 +37,9 @@
   };
 
   // Every array method walks this.length, also on array-likes such as
-  // {length: 2**32 - 1}: check it first.
-  const AP = Array.prototype;
-  for (const key of ownKeys(AP)) {
-    if (key === "constructor") continue;
-    wrap(AP, key, (orig) => function () {
-      if (this != null) {
-        const n = toLength(this.length);
-        if (n > maxElems) tooMany(n, "an array");
-      }
-      return apply(orig, this, arguments);
-    });
-  }
+  // {length: 2**32 - 1}: the host wraps them all with a length check
+  // (wrapArrayMethods, in Go: cheaper than wrappers made here).
+  wrapArrayMethods(AP, maxElems);
   // join's result can be far longer than its array: add it up first.
   wrap(AP, "join", (orig) => function (sep) {
     if (isArray(this)) {

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+
+	"github.com/codemode-dev/codemode/engine"
+)
+
+func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlagSet("run", stderr)
+	var c common
+	c.register(fs)
+	var input string
+	fs.StringVar(&input, "input", "", "the script's `input` as JSON, or @FILE to read it from a file")
+	const usageLine = "codemode run [FILE|-] [--input JSON|@FILE] [--board FILE] [--config FILE] [--timeout DURATION]"
+	pos, err := parse(fs, args)
+	if helpRequested(err, stdout, usageLine) {
+		return exitOK
+	}
+	if err != nil {
+		return fail(stderr, exitUsage, "run: %v (usage: %s)", err, usageLine)
+	}
+	code, err := readInput(pos, stdin)
+	if err != nil {
+		return fail(stderr, exitUsage, "run: %v", err)
+	}
+	if len(code) > maxInput {
+		return fail(stderr, exitUsage, "run: the script is larger than %d MiB", maxInput>>20)
+	}
+	req := engine.ExecuteRequest{Code: string(code)}
+	if input != "" {
+		data := []byte(input)
+		if name, ok := strings.CutPrefix(input, "@"); ok {
+			if data, err = os.ReadFile(name); err != nil {
+				return fail(stderr, exitUsage, "run: --input: %v", err)
+			}
+		}
+		if !json.Valid(data) {
+			return fail(stderr, exitUsage, "run: --input is not valid JSON")
+		}
+		req.Input = data
+	}
+	c.script = true
+	eng, board, err := c.setup()
+	if err != nil {
+		return fail(stderr, exitUsage, "%v", err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	res, err := eng.Execute(ctx, req)
+	if err != nil {
+		return fail(stderr, exitUsage, "run: %v", message(err))
+	}
+	out, _ := json.MarshalIndent(res, "", "  ")
+	fmt.Fprintf(stdout, "%s\n", out)
+	if err := c.saveBoard(board); err != nil {
+		return fail(stderr, exitFailed, "saving the board: %v", err)
+	}
+	if !res.Success {
+		return exitFailed
+	}
+	return exitOK
+}
