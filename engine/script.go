@@ -62,8 +62,9 @@ type CallRecord struct {
 
 // ExecuteStats are a run's numbers.
 type ExecuteStats struct {
-	ElapsedMS  float64 `json:"elapsed_ms"`
-	ToolCalls  int     `json:"toolCalls"`
+	ElapsedMS float64 `json:"elapsed_ms"`
+	// ToolCalls counts the calls that were run (each is in Calls).
+	ToolCalls  int  `json:"toolCalls"`
 	TypeScript bool    `json:"typescript,omitempty"` // the code went through the TypeScript transform
 }
 
@@ -200,7 +201,7 @@ func (r *run) execute(ctx context.Context, req *ExecuteRequest, parentID, idPref
 	res.Calls = h.close()
 
 	res.Stats.ElapsedMS = ms(time.Since(start))
-	res.Stats.ToolCalls = out.ToolCalls
+	res.Stats.ToolCalls = len(res.Calls) // calls that ran: a run ended mid-turn never started that turn's calls
 	if out.LateCalls > 0 {
 		res.Warnings = append(res.Warnings, fmt.Sprintf(
 			"%d tool calls were made after the script had returned and were not run; await every call", out.LateCalls))

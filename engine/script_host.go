@@ -151,5 +151,8 @@ func (h *scriptHost) close() []CallRecord {
 	h.mu.Unlock()
 	h.wg.Wait()
 	h.scope.close()
+	if h.records == nil {
+		return []CallRecord{}
+	}
 	return h.records
 }

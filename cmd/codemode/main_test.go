@@ -158,20 +158,27 @@ func TestTools(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	for _, name := range []string{"createStickyNote", "createShape", "createFrame", "createConnector", "moveObject", "resizeObject",
-		"updateText", "changeColor", "deleteObject", "getBoardState", "findObjects", "arrangeObjects", "batch"} {
+		"updateText", "changeColor", "deleteObject", "getBoardState", "findObjects", "arrangeObjects", "batch", "execute_code"} {
 		if !strings.Contains(out, "\n"+name+" ") {
 			t.Errorf("tools output lacks %s:\n%s", name, out)
 		}
 	}
 	out, _, code = cli(t, "", "tools", "--json")
 	var list []engine.MCPTool
-	if err := json.Unmarshal([]byte(out), &list); err != nil || code != 0 || len(list) != 13 {
+	if err := json.Unmarshal([]byte(out), &list); err != nil || code != 0 || len(list) != 14 {
 		t.Fatalf("tools --json: exit %d, %d tools, %v", code, len(list), err)
+	}
+	out, _, code = cli(t, "", "tools", "--ts")
+	if code != 0 || !strings.Contains(out, "declare const tools: {") || !strings.Contains(out, "createStickyNote(args: {") {
+		t.Errorf("tools --ts: exit %d:\n%s", code, out)
+	}
+	if _, errs, code := cli(t, "", "tools", "--ts", "--json"); code != 2 || errs == "" {
+		t.Errorf("tools --ts --json: exit %d", code)
 	}
 	if out, _, code := cli(t, "", "help"); code != 0 || !strings.Contains(out, "Usage:") {
 		t.Errorf("help: exit %d", code)
 	}
-	for _, args := range [][]string{{"batch", "--help"}, {"tools", "-h"}} {
+	for _, args := range [][]string{{"batch", "--help"}, {"tools", "-h"}, {"run", "--help"}} {
 		if out, _, code := cli(t, "", args...); code != 0 || !strings.Contains(out, "usage: codemode "+args[0]) {
 			t.Errorf("%v: exit %d, %q", args, code, out)
 		}
