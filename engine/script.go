@@ -65,7 +65,7 @@ type ExecuteStats struct {
 	ElapsedMS float64 `json:"elapsed_ms"`
 	// ToolCalls counts the calls that were run (each is in Calls).
 	ToolCalls  int  `json:"toolCalls"`
-	TypeScript bool    `json:"typescript,omitempty"` // the code went through the TypeScript transform
+	TypeScript bool `json:"typescript,omitempty"` // the code went through the TypeScript transform
 }
 
 // ParseExecuteRequest decodes a code-mode request strictly: unknown fields
