@@ -19,6 +19,8 @@ import (
 //	// timeout: DURATION   (default 2s)
 //	// memory: NMiB        (default 64MiB)
 //	// within: DURATION    (default: timeout + 3s, generous for a noisy machine)
+//
+// Under the race detector both durations are scaled by raceSlowdown.
 type hostileCase struct {
 	code    string
 	expect  string
@@ -66,6 +68,8 @@ func readHostile(t *testing.T, path string) hostileCase {
 	if c.within == 0 {
 		c.within = c.timeout + 3*time.Second
 	}
+	c.timeout *= raceSlowdown
+	c.within *= raceSlowdown
 	return c
 }
 

@@ -185,6 +185,25 @@ func TestExecuteToolTimeoutEndsTheRun(t *testing.T) {
 	f.unstick()
 }
 
+// A call made alone runs on the script's own goroutine; a tool that ignores
+// cancelation must still not hold the run past its timeout.
+func TestExecuteTimeoutWhileALoneToolIsStuck(t *testing.T) {
+	f := newFixture(t)
+	e := build(t, f)
+	defer f.unstick()
+	start := time.Now()
+	res := execute(t, e, engine.ExecuteRequest{Code: `await tools.stuck({}); return "done"`, Timeout: engine.Duration(200 * time.Millisecond)})
+	if res.Error == nil || res.Error.Code != engine.CodeTimeout {
+		t.Fatalf("result %s error %+v", res.Result, res.Error)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("took %v for a 200ms timeout", d)
+	}
+	if len(res.Calls) != 1 || res.Calls[0].Error == nil {
+		t.Errorf("calls = %+v", res.Calls)
+	}
+}
+
 func TestExecuteRequestLimitsOnlyTighten(t *testing.T) {
 	e := build(t, newFixture(t))
 	res := execute(t, e, engine.ExecuteRequest{Code: `return 1`, Timeout: engine.Duration(time.Hour),

@@ -81,9 +81,11 @@ func (l Limits) withDefaults() Limits {
 // Host runs the tool calls a script makes.
 type Host interface {
 	// Start receives the calls the script made during one turn of its event
-	// loop (several when it fans out with Promise.all). It must return
-	// promptly and complete every call exactly once, from any goroutine,
-	// with Call.Resolve, Call.Reject or Call.Abort.
+	// loop (several when it fans out with Promise.all). It must complete
+	// every call exactly once, from any goroutine, with Call.Resolve,
+	// Call.Reject or Call.Abort. It may run calls before it returns (the
+	// script waits meanwhile: worth it when no other call is running), but
+	// must not wait for anything else, such as a person's approval.
 	Start(calls []*Call)
 }
 

@@ -17,14 +17,15 @@ func (r *runner) setup() error {
 	r.stringify, _ = goja.AssertFunction(jsonObj.Get("stringify"))
 	r.errorCtor = g.Get("Error").(*goja.Object)
 
+	maxElems := r.lim.MaxMemoryBytes / bytesPerElement
+	r.wrapNative(g.Get("Array").(*goja.Object).Get("prototype").(*goja.Object), arrayMethods, r.lengthGuard(maxElems))
+	r.wrapNative(g.Get("RegExp").(*goja.Object).Get("prototype").(*goja.Object), regexpMethods, r.timedRegexp)
 	fn, err := vm.RunProgram(prelude())
 	if err != nil {
 		return err
 	}
 	harden, _ := goja.AssertFunction(fn)
-	maxElems := r.lim.MaxMemoryBytes / bytesPerElement
-	hooks, err := harden(goja.Undefined(), g, vm.ToValue(r.abortFromScript), vm.ToValue(r.timedRegexp), vm.ToValue(jsonDepthOK),
-		vm.ToValue(func(proto *goja.Object, max int64) { r.wrapArrayMethods(proto, max) }),
+	hooks, err := harden(goja.Undefined(), g, vm.ToValue(r.abortFromScript), vm.ToValue(r.jsonDepthHook),
 		vm.ToValue(maxElems), vm.ToValue(maxElems), vm.ToValue(maxArguments))
 	if err != nil {
 		return err
@@ -89,6 +90,11 @@ func jsonDepthOK(s string) bool {
 		}
 	}
 	return true
+}
+
+// jsonDepthHook is jsonDepthOK for the prelude.
+func (r *runner) jsonDepthHook(c goja.FunctionCall) goja.Value {
+	return r.vm.ToValue(jsonDepthOK(c.Argument(0).String()))
 }
 
 // maxArguments caps the arguments spread by apply and Reflect, as engines do.
@@ -234,7 +240,9 @@ func (r *runner) abort(err *Error) {
 	panic(r.vm.NewGoError(err))
 }
 
-// abortFromScript is the prelude's way to end the run with a budget error.
-func (r *runner) abortFromScript(code, message string) {
-	r.abort(&Error{Code: Code(code), Message: message})
+// abortFromScript is the prelude's way to end the run with a budget error:
+// abort(code, message).
+func (r *runner) abortFromScript(c goja.FunctionCall) goja.Value {
+	r.abort(&Error{Code: Code(c.Argument(0).String()), Message: c.Argument(1).String()})
+	return nil
 }

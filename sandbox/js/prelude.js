@@ -6,7 +6,7 @@
 // walk 2^32 elements or build a gigabyte string runs on for minutes, and a
 // single huge allocation can take the process down. The guards check sizes
 // before such builtins run and end the run with memory_limit instead.
-(function (g, abort, timed, jsonDepthOK, wrapArrayMethods, maxElems, maxChars, maxArgs) {
+(function (g, abort, jsonDepthOK, maxElems, maxChars, maxArgs) {
   "use strict";
   const apply = Reflect.apply;
   const ownKeys = Reflect.ownKeys;
@@ -37,9 +37,9 @@
   };
 
   // Every array method walks this.length, also on array-likes such as
-  // {length: 2**32 - 1}: the host wraps them all with a length check
-  // (wrapArrayMethods, in Go: cheaper than wrappers made here).
-  wrapArrayMethods(AP, maxElems);
+  // {length: 2**32 - 1}: the host has wrapped them all with a length check
+  // before this runs (in Go: cheaper than wrappers made here), and the
+  // RegExp methods with a check of the regexp engine's match timeout.
   // join's result can be far longer than its array: add it up first.
   wrap(AP, "join", (orig) => function (sep) {
     if (isArray(this)) {
@@ -121,13 +121,6 @@
     if (!jsonDepthOK(toStr(text))) throw new SyntaxError("JSON nested too deeply (the limit is 10000 levels)");
     return apply(orig, this, arguments);
   });
-
-  // Backtracking regexps are stopped by the regexp engine's match timeout,
-  // which reports "no match": timed turns that into a timeout of the run.
-  const RP = RegExp.prototype;
-  for (const key of ["exec", "test", Symbol.match, Symbol.matchAll, Symbol.replace, Symbol.search, Symbol.split]) {
-    wrap(RP, key, timed);
-  }
 
   // No code from strings: eval is gone, and every function constructor
   // (reachable as fn.constructor) throws. Function stays a valid
