@@ -6,16 +6,33 @@ import (
 )
 
 // BenchmarkSetup is the cost of a fresh hardened runtime with 12 tools,
-// before any script runs.
+// before any script runs: the hardened builtins (harden) and the run's own
+// globals (bind).
 func BenchmarkSetup(b *testing.B) {
 	h := newTestHost()
 	names := []string{"a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7", "a8", "a9", "b.c", "b.d"}
-	for b.Loop() {
-		r := newRunner(nil, Options{Tools: names, Host: h})
-		if err := r.setup(); err != nil {
-			b.Fatal(err)
+	maxElems := maxElemsFor(DefaultMaxMemoryBytes)
+	b.Run("harden", func(b *testing.B) {
+		for b.Loop() {
+			if err := newBareRunner(maxElems).harden(); err != nil {
+				b.Fatal(err)
+			}
 		}
-	}
+	})
+	b.Run("bind", func(b *testing.B) {
+		for b.Loop() {
+			b.StopTimer()
+			r := newBareRunner(maxElems)
+			if err := r.harden(); err != nil {
+				b.Fatal(err)
+			}
+			r.opt = Options{Tools: names, Host: h}
+			b.StartTimer()
+			if err := r.bind(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
 
 // BenchmarkRunEmpty is a whole run of "return 1".

@@ -7,17 +7,17 @@ import (
 	"github.com/dop251/goja"
 )
 
-// setup makes the runtime's globals: the builtins hardened (prelude.js),
-// then tools, input and console. It runs before any of the script.
-func (r *runner) setup() error {
+// harden makes the builtins safe (prelude.js and the native guards). It is
+// most of the cost of a run's setup: goja makes its builtins lazily, and the
+// guards touch dozens of them (BenchmarkSetup).
+func (r *runner) harden() error {
 	vm := r.vm
 	g := vm.GlobalObject()
 	jsonObj := g.Get("JSON").(*goja.Object)
 	r.jsonParse, _ = goja.AssertFunction(jsonObj.Get("parse"))
-	r.stringify, _ = goja.AssertFunction(jsonObj.Get("stringify"))
 	r.errorCtor = g.Get("Error").(*goja.Object)
 
-	maxElems := r.lim.MaxMemoryBytes / bytesPerElement
+	maxElems := r.maxElems
 	r.wrapNative(g.Get("Array").(*goja.Object).Get("prototype").(*goja.Object), arrayMethods, r.lengthGuard(maxElems))
 	r.wrapNative(g.Get("RegExp").(*goja.Object).Get("prototype").(*goja.Object), regexpMethods, r.timedRegexp)
 	fn, err := vm.RunProgram(prelude())
@@ -30,11 +30,16 @@ func (r *runner) setup() error {
 	if err != nil {
 		return err
 	}
-	// From here on the sandbox stringifies (arguments, results, logs) with
-	// the interruptible stringify; parsing keeps the original, for JSON the
-	// host made.
+	// The sandbox stringifies (arguments, results, logs) with the
+	// interruptible stringify; parsing keeps the original, for JSON the host
+	// made.
 	r.stringify, _ = goja.AssertFunction(hooks.(*goja.Object).Get("stringify"))
+	return nil
+}
 
+// bind defines the run's own globals: tools, input and console.
+func (r *runner) bind() error {
+	vm := r.vm
 	tools, err := r.toolsObject()
 	if err != nil {
 		return err
@@ -45,6 +50,7 @@ func (r *runner) setup() error {
 			return err
 		}
 	}
+	g := vm.GlobalObject()
 	for name, v := range map[string]goja.Value{"tools": tools, "input": input, "console": r.consoleObject()} {
 		if err := g.DefineDataProperty(name, v, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE); err != nil {
 			return err
@@ -58,6 +64,9 @@ func (r *runner) setup() error {
 // from strings cost about that much per character. 256 MiB allows arrays and
 // strings of 4 Mi elements.
 const bytesPerElement = 64
+
+// maxElemsFor sizes the builtin guards for a memory budget.
+func maxElemsFor(maxMemoryBytes int64) int64 { return maxMemoryBytes / bytesPerElement }
 
 // maxJSONDepth is the nesting encoding/json accepts; JSON.parse in the
 // sandbox refuses deeper text before its native recursion starts.

@@ -61,11 +61,12 @@ func Run(ctx context.Context, s *Script, opt Options) *Result {
 // runner is one run: the runtime, its event loop and its budgets. Fields
 // marked "loop" belong to the goroutine running the loop.
 type runner struct {
-	s     *Script
-	opt   Options
-	lim   Limits
-	clock *clock
-	out   output
+	s        *Script
+	opt      Options
+	lim      Limits
+	maxElems int64 // the size the builtin guards allow (maxElemsFor)
+	clock    *clock
+	out      output
 
 	vm        *goja.Runtime           // loop, except Interrupt
 	jsonParse goja.Callable           // loop; the builtins as they were before the script ran
@@ -95,15 +96,23 @@ type runner struct {
 }
 
 func newRunner(s *Script, opt Options) *runner {
+	lim := opt.Limits.withDefaults()
+	r := newBareRunner(maxElemsFor(lim.MaxMemoryBytes))
+	r.s, r.opt, r.lim = s, opt, lim
+	r.heapBase = heapInUse()
+	return r
+}
+
+// newBareRunner is a runner on a fresh runtime, before harden.
+func newBareRunner(maxElems int64) *runner {
 	return &runner{
-		s: s, opt: opt, lim: opt.Limits.withDefaults(),
 		vm:       goja.New(), // here, so kill can interrupt it from the first moment
+		maxElems: maxElems,
 		clock:    &clock{},
 		thrown:   make(map[*goja.Object]*Error),
 		wake:     make(chan struct{}, 1),
 		killed:   make(chan struct{}),
 		done:     make(chan struct{}),
-		heapBase: heapInUse(),
 	}
 }
 
@@ -144,7 +153,11 @@ func (r *runner) loop() {
 	}()
 	r.vm.SetParserOptions(parser.WithDisableSourceMaps)
 	r.vm.SetMaxCallStackSize(r.lim.MaxCallDepth)
-	if err := r.js(r.setup); err != nil {
+	if err := r.js(r.harden); err != nil {
+		r.finish(err)
+		return
+	}
+	if err := r.js(r.bind); err != nil {
 		r.finish(err)
 		return
 	}
