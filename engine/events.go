@@ -98,8 +98,6 @@ func (m multiObserver) Observe(ctx context.Context, e Event) {
 	}
 }
 
-// ms is d in milliseconds, rounded to the microsecond: precise enough for
-// timings, short enough to read.
 // MarshalJSON writes success and elapsed_ms on every tool_call_end and
 // run_end, also when false or zero, so a failure reads as "success": false
 // rather than as a missing field.
@@ -115,4 +113,6 @@ func (e Event) MarshalJSON() ([]byte, error) {
 	}{plain(e), e.Success, e.ElapsedMS})
 }
 
+// ms is d in milliseconds, rounded to the microsecond: precise enough for
+// timings, short enough to read.
 func ms(d time.Duration) float64 { return math.Round(float64(d.Nanoseconds())/1e3) / 1e3 }
