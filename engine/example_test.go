@@ -136,3 +136,43 @@ func ExampleError() {
 	// "": missing property 'text'
 	// "": additional properties 'txt' not allowed
 }
+
+// A script that chains one call's result into the next, recovers from a
+// misspelt tool with the error's suggestion, and logs.
+func ExampleEngine_Execute() {
+	eng, err := engine.NewBuilder().Add(notes()...).Build()
+	if err != nil {
+		panic(err)
+	}
+	res, err := eng.Execute(context.Background(), engine.ExecuteRequest{
+		Code: `
+const folder = await tools.createFolder({ name: input.folder });
+let note;
+try {
+  note = await tools.create_note({ text: "Ship it", parentId: folder.id });
+} catch (e) {
+  console.log(e.code, "->", e.suggestions[0]);
+  note = await tools[e.suggestions[0]]({ text: "Ship it", parentId: folder.id });
+}
+return { folder: folder.id, note: note.id };`,
+		Input: json.RawMessage(`{"folder": "Ideas"}`),
+	})
+	if err != nil {
+		panic(err) // only a malformed request is an error; a failed script is a result
+	}
+	fmt.Println(res.Success, string(res.Result))
+	for _, l := range res.Logs {
+		fmt.Println(l.Level+":", l.Message)
+	}
+	for _, c := range res.Calls {
+		fmt.Printf("call %d %s at line %d: success %v\n", c.Index, c.Tool, c.Line, c.Success)
+	}
+	fmt.Println(string(res.ModelText()))
+	// Output:
+	// true {"folder":"folder-1","note":"note-2"}
+	// log: unknown_tool -> createNote
+	// call 0 createFolder at line 2: success true
+	// call 1 create_note at line 5: success false
+	// call 2 createNote at line 8: success true
+	// {"success":true,"result":{"folder":"folder-1","note":"note-2"},"logs":["log: unknown_tool -> createNote"]}
+}

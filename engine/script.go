@@ -282,7 +282,10 @@ func (res *ExecuteResult) ModelText() json.RawMessage {
 	for i, l := range res.Logs {
 		logs[i] = l.Level + ": " + l.Message
 	}
-	out, _ := json.Marshal(struct {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // a model reads "->", not "-\u003e"
+	_ = enc.Encode(struct {
 		Success   bool            `json:"success"`
 		Result    json.RawMessage `json:"result"`
 		Truncated bool            `json:"truncated,omitempty"`
@@ -290,5 +293,5 @@ func (res *ExecuteResult) ModelText() json.RawMessage {
 		Error     *Error          `json:"error,omitempty"`
 		Warnings  []string        `json:"warnings,omitempty"`
 	}{res.Success, res.Result, res.Truncated, logs, res.Error, res.Warnings})
-	return out
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 }
