@@ -1,0 +1,15 @@
+// Package wasmtool loads WebAssembly tools: a module (NAME.wasm) and its
+// manifest (NAME.tool.json) become an [engine.Tool] that runs in the
+// sandbox of package sandbox/wasm, with the manifest's memory limit,
+// timeout, output cap and read-only mounts. From then on the tool is like
+// any other: validated, approved, timed and observed by the engine, callable
+// from batches and scripts.
+//
+//	loader, err := wasmtool.NewLoader(ctx, wasmtool.Options{CacheDir: cacheDir})
+//	defer loader.Close(ctx)
+//	tools, err := loader.LoadDir(ctx, "tools/wasm/build")
+//	eng, err := engine.NewBuilder().Add(tools...).Build()
+//
+// The manifest format and the module's contract (JSON on stdin, one JSON
+// value on stdout, exit status) are in docs/wasm.md.
+package wasmtool

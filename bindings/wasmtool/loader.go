@@ -1,0 +1,162 @@
+package wasmtool
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"sync"
+
+	"github.com/codemode-dev/codemode/engine"
+	"github.com/codemode-dev/codemode/sandbox/wasm"
+)
+
+// Loader turns WASM modules and their manifests into engine tools. The tools
+// stay usable until Close; one Loader serves any number of tools.
+type Loader struct {
+	rt *wasm.Runtime
+
+	mu      sync.Mutex
+	modules []*wasm.Module
+}
+
+// Options configure a Loader.
+type Options struct {
+	// CacheDir keeps compiled machine code between processes: a Go tool
+	// that takes a second to compile loads in a fraction of it the next time.
+	CacheDir string
+}
+
+// NewLoader makes a Loader.
+func NewLoader(ctx context.Context, opts Options) (*Loader, error) {
+	rt, err := wasm.NewRuntime(ctx, wasm.Config{CacheDir: opts.CacheDir})
+	if err != nil {
+		return nil, err
+	}
+	return &Loader{rt: rt}, nil
+}
+
+// Close releases every module loaded; their tools fail from then on.
+func (l *Loader) Close(ctx context.Context) error {
+	l.mu.Lock()
+	mods := l.modules
+	l.modules = nil
+	l.mu.Unlock()
+	for _, m := range mods {
+		m.Close(ctx)
+	}
+	return l.rt.Close(ctx)
+}
+
+// Load reads a manifest (NAME.tool.json), compiles the module it names and
+// returns the tool.
+func (l *Loader) Load(ctx context.Context, manifestPath string) (engine.Tool, error) {
+	t, err := l.load(ctx, manifestPath)
+	if err != nil {
+		return engine.Tool{}, fmt.Errorf("%s: %w", manifestPath, err)
+	}
+	return t, nil
+}
+
+// LoadDir loads every *.tool.json in dir (not in subdirectories), compiling
+// the modules in parallel, and returns the tools sorted by name. It reports
+// every broken manifest or module at once; a directory without manifests
+// is an error too.
+func (l *Loader) LoadDir(ctx context.Context, dir string) ([]engine.Tool, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, "*"+ManifestSuffix))
+	if err != nil {
+		return nil, err
+	}
+	if len(paths) == 0 {
+		if _, err := os.Stat(dir); err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%s: no WASM tools (no *%s files)", dir, ManifestSuffix)
+	}
+	sort.Strings(paths)
+	tools := make([]engine.Tool, len(paths))
+	errs := make([]error, len(paths))
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for i, p := range paths {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			tools[i], errs[i] = l.Load(ctx, p)
+		})
+	}
+	wg.Wait()
+	seen := map[string]string{}
+	for i, t := range tools {
+		if errs[i] != nil {
+			continue
+		}
+		if first, dup := seen[t.Name]; dup {
+			errs[i] = fmt.Errorf("%s: tool %q is also defined by %s", paths[i], t.Name, first)
+		}
+		seen[t.Name] = paths[i]
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	sort.Slice(tools, func(i, j int) bool { return tools[i].Name < tools[j].Name })
+	return tools, nil
+}
+
+func (l *Loader) load(ctx context.Context, manifestPath string) (engine.Tool, error) {
+	data, err := os.ReadFile(manifestPath)
+	if err != nil {
+		return engine.Tool{}, err
+	}
+	m, err := ParseManifest(data, filepath.Dir(manifestPath), filepath.Base(manifestPath))
+	if err != nil {
+		return engine.Tool{}, err
+	}
+	binary, err := os.ReadFile(m.Module)
+	if err != nil {
+		return engine.Tool{}, fmt.Errorf("module: %w", err)
+	}
+	mounts := make([]wasm.Mount, len(m.Mounts))
+	for i, mt := range m.Mounts {
+		mounts[i] = wasm.Mount{HostDir: mt.Host, GuestPath: mt.Guest}
+	}
+	mod, err := l.rt.Compile(ctx, binary, wasm.ModuleOptions{
+		Name: m.Name,
+		Limits: wasm.Limits{
+			MemoryBytes:    int64(m.Memory),
+			Timeout:        m.Timeout.D(),
+			MaxStdoutBytes: int(m.MaxOutput),
+		},
+		Mounts: mounts,
+		Pooled: m.Pure,
+	})
+	if err != nil {
+		return engine.Tool{}, fmt.Errorf("%s: %w", filepath.Base(m.Module), err)
+	}
+	l.mu.Lock()
+	l.modules = append(l.modules, mod)
+	l.mu.Unlock()
+	return m.tool(mod), nil
+}
+
+// tool is the engine's view of a loaded module.
+func (m Manifest) tool(mod *wasm.Module) engine.Tool {
+	return engine.Tool{
+		Name:         m.Name,
+		Description:  m.Description,
+		InputSchema:  m.InputSchema,
+		OutputSchema: m.OutputSchema,
+		Annotations:  m.Annotations,
+		Handler: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+			out, err := mod.Call(ctx, args)
+			if err != nil {
+				return nil, &engine.Error{Code: engine.Code(err.Code), Message: err.Message}
+			}
+			return out, nil
+		},
+	}
+}

@@ -1,0 +1,158 @@
+package wasm
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"errors"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/tetratelabs/wazero/experimental"
+)
+
+// instanceIO is what an instance talks to: its streams, its memory and its
+// clock. A pooled instance keeps one for its whole life, reset per call.
+type instanceIO struct {
+	stdin  bytes.Reader
+	stdout capped
+	stderr capped
+	mem    limitedMemory
+	ctx    context.Context // the current call's, for sleep
+}
+
+func newInstanceIO(lim Limits) *instanceIO {
+	io := &instanceIO{}
+	io.stdout.max, io.stderr.max = lim.MaxStdoutBytes, lim.MaxStderrBytes
+	io.mem.limit = uint64(pagesFor(lim.MemoryBytes)) * pageSize
+	return io
+}
+
+// reset prepares the streams for a call: args on stdin, empty outputs. A
+// stream over its cap stops the call at once (stop cancels its context,
+// which closes the instance): a module that ignores write errors, as Go's
+// fmt does, would otherwise write on until its timeout.
+func (io *instanceIO) reset(ctx context.Context, stop context.CancelFunc, args []byte) {
+	io.ctx = ctx
+	io.stdin.Reset(args)
+	io.stdout.reset(stop)
+	io.stderr.reset(stop)
+	io.mem.refused = 0
+}
+
+// sleep is the module's nanosleep (and poll_oneoff's clock wait): real time,
+// cut short when the call ends, so that a sleeping module cannot outlive its
+// deadline. wazero's default sleep is a no-op stand-in.
+func (io *instanceIO) sleep(ns int64) {
+	t := time.NewTimer(time.Duration(ns))
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-io.ctx.Done():
+	}
+}
+
+// maxMessage bounds the stderr text quoted in an error message.
+const maxMessage = 2000
+
+// stderrText is the module's stderr as a one-paragraph message, clipped.
+func (io *instanceIO) stderrText() string {
+	return clip(strings.TrimSpace(string(io.stderr.buf)), maxMessage)
+}
+
+// stderrSuffix is stderrText for appending to another message.
+func (io *instanceIO) stderrSuffix() string {
+	if s := io.stderrText(); s != "" {
+		return "; stderr: " + s
+	}
+	return ""
+}
+
+// clip cuts s to at most n bytes on a rune boundary, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// errCapped is what a write past a stream's cap returns to the module.
+var errCapped = errors.New("output limit reached")
+
+// capped is an output stream with a cap.
+type capped struct {
+	buf  []byte
+	max  int
+	over bool
+	stop context.CancelFunc
+}
+
+func (c *capped) reset(stop context.CancelFunc) {
+	c.buf, c.over, c.stop = c.buf[:0], false, stop
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	if c.over {
+		return 0, errCapped
+	}
+	if len(c.buf)+len(p) > c.max {
+		c.buf = append(c.buf, p[:c.max-len(c.buf)]...)
+		c.over = true
+		c.stop()
+		return 0, errCapped
+	}
+	c.buf = append(c.buf, p...)
+	return len(p), nil
+}
+
+// limitedMemory backs an instance's linear memory and enforces its limit.
+// Growing past the limit is refused (memory.grow returns -1 to the module)
+// and remembered, so a call that then fails is reported as memory_limit
+// whatever the module's language does about it: Go exits with "out of
+// memory", C returns NULL from malloc, hand-written code traps.
+//
+// The limit is per instance, which is why it is enforced here rather than
+// with wazero's per-runtime memory limit: one runtime serves every tool.
+type limitedMemory struct {
+	buf     []byte
+	limit   uint64
+	refused uint64 // the size of the largest refused request, in this call
+}
+
+var _ experimental.MemoryAllocator = (*limitedMemory)(nil)
+
+// Allocate is called once, when the instance is made; the memory then lives
+// as long as the instance.
+func (m *limitedMemory) Allocate(_, _ uint64) experimental.LinearMemory { return m }
+
+func (m *limitedMemory) Reallocate(size uint64) []byte {
+	if size > m.limit {
+		m.refused = max(m.refused, size)
+		return nil
+	}
+	if size <= uint64(cap(m.buf)) {
+		m.buf = m.buf[:size] // memory only grows: the bytes past the old length are still zero
+		return m.buf
+	}
+	// Grow geometrically, as append does, but never past the limit.
+	newCap := min(max(size, 2*uint64(cap(m.buf))), m.limit)
+	buf := make([]byte, size, newCap)
+	copy(buf, m.buf)
+	m.buf = buf
+	return buf
+}
+
+// Free drops nothing itself: the garbage collector reclaims the buffer once
+// the instance is gone, and wazero may call Free from the goroutine that
+// closes a module at its deadline, which must not race with the module.
+func (m *limitedMemory) Free() {}
+
+// cryptoRand is the modules' random source: the host's, not wazero's
+// deterministic stand-in.
+type cryptoRand struct{}
+
+func (cryptoRand) Read(p []byte) (int, error) { return rand.Read(p) }

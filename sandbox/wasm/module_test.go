@@ -1,0 +1,310 @@
+package wasm
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// fixture reads a committed WAT fixture's binary (testdata/wasm; rebuild
+// with scripts/build-wasm-fixtures.sh).
+func fixture(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "wasm", name+".wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func newRuntime(t testing.TB) *Runtime {
+	t.Helper()
+	r, err := NewRuntime(context.Background(), Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close(context.Background()) })
+	return r
+}
+
+func compile(t testing.TB, r *Runtime, name string, opts ModuleOptions) *Module {
+	t.Helper()
+	if opts.Name == "" {
+		opts.Name = name
+	}
+	m, err := r.Compile(context.Background(), fixture(t, name), opts)
+	if err != nil {
+		t.Fatalf("compile %s: %v", name, err)
+	}
+	t.Cleanup(func() { m.Close(context.Background()) })
+	return m
+}
+
+func TestEcho(t *testing.T) {
+	m := compile(t, newRuntime(t), "echo", ModuleOptions{})
+	for _, args := range []string{`{"a":1}`, `[1,2,3]`, `"` + strings.Repeat("x", 200_000) + `"`} {
+		out, err := m.Call(context.Background(), []byte(args))
+		if err != nil {
+			t.Fatalf("echo: %v", err)
+		}
+		if string(out) != args {
+			t.Errorf("echo gave %d bytes, want %d", len(out), len(args))
+		}
+	}
+}
+
+func TestEchoRejectsInvalidJSON(t *testing.T) {
+	m := compile(t, newRuntime(t), "echo", ModuleOptions{})
+	for args, want := range map[string]string{
+		"":           "wrote nothing to stdout",
+		"{not json}": "wrote invalid JSON",
+		"1 2":        "wrote invalid JSON",
+	} {
+		_, err := m.Call(context.Background(), []byte(args))
+		if err == nil || err.Code != CodeToolError || !strings.Contains(err.Message, want) {
+			t.Errorf("echo %q: got %v, want tool_error with %q", args, err, want)
+		}
+	}
+}
+
+func TestBadExit(t *testing.T) {
+	m := compile(t, newRuntime(t), "badexit", ModuleOptions{})
+	_, err := m.Call(context.Background(), []byte(`{}`))
+	if err == nil || err.Code != CodeToolError || err.Message != "something went wrong: bad input" || err.ExitCode != 3 {
+		t.Fatalf("got %#v, want tool_error with the stderr text and exit code 3", err)
+	}
+}
+
+func TestLoopTimesOut(t *testing.T) {
+	m := compile(t, newRuntime(t), "loop", ModuleOptions{Limits: Limits{Timeout: 100 * time.Millisecond}})
+	for range 2 { // the second call shows the first left nothing stuck behind
+		start := time.Now()
+		_, err := m.Call(context.Background(), []byte(`{}`))
+		if err == nil || err.Code != CodeTimeout || !strings.Contains(err.Message, "100ms") {
+			t.Fatalf("got %v, want timeout naming its limit", err)
+		}
+		if d := time.Since(start); d > 3*time.Second {
+			t.Fatalf("the loop ran %v past a 100ms timeout", d)
+		}
+	}
+}
+
+func TestSleepIsCutAtTheDeadline(t *testing.T) {
+	m := compile(t, newRuntime(t), "sleep", ModuleOptions{Limits: Limits{Timeout: 100 * time.Millisecond}})
+	start := time.Now()
+	_, err := m.Call(context.Background(), []byte(`{}`))
+	if err == nil || err.Code != CodeTimeout {
+		t.Fatalf("got %v, want timeout", err)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Fatalf("a 10 s sleep held the call for %v past its 100ms timeout", d)
+	}
+}
+
+func TestSleepSleepsForReal(t *testing.T) {
+	// Not a timing test of the sleep's length: it shows the sleep is not
+	// wazero's no-op stand-in, which would return at once.
+	m := compile(t, newRuntime(t), "sleep", ModuleOptions{Limits: Limits{Timeout: 300 * time.Millisecond}})
+	start := time.Now()
+	m.Call(context.Background(), []byte(`{}`))
+	if d := time.Since(start); d < 250*time.Millisecond {
+		t.Fatalf("the call took %v: the 10 s sleep did not sleep", d)
+	}
+}
+
+func TestCallerCancel(t *testing.T) {
+	m := compile(t, newRuntime(t), "loop", ModuleOptions{})
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	_, err := m.Call(ctx, []byte(`{}`))
+	if err == nil || err.Code != CodeCanceled {
+		t.Fatalf("got %v, want canceled", err)
+	}
+}
+
+func TestMemoryHog(t *testing.T) {
+	m := compile(t, newRuntime(t), "memhog", ModuleOptions{Limits: Limits{MemoryBytes: 8 << 20}})
+	_, err := m.Call(context.Background(), []byte(`{}`))
+	if err == nil || err.Code != CodeMemoryLimit || !strings.Contains(err.Message, "limit of 8 MiB") || !strings.Contains(err.Message, "out of memory") {
+		t.Fatalf("got %v, want memory_limit naming the limit and quoting stderr", err)
+	}
+	// The instance is gone with its memory; the module works on.
+	echo := compile(t, m.rt, "echo", ModuleOptions{Limits: Limits{MemoryBytes: 8 << 20}})
+	if _, err := echo.Call(context.Background(), []byte(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Call(context.Background(), []byte(`{}`)); err == nil || err.Code != CodeMemoryLimit {
+		t.Fatalf("second call: got %v, want memory_limit again", err)
+	}
+}
+
+func TestOutputCap(t *testing.T) {
+	m := compile(t, newRuntime(t), "bigout", ModuleOptions{Limits: Limits{MaxStdoutBytes: 100_000}})
+	start := time.Now()
+	_, err := m.Call(context.Background(), []byte(`{}`))
+	if err == nil || err.Code != CodeOutputLimit || !strings.Contains(err.Message, "100000 bytes to stdout") {
+		t.Fatalf("got %v, want output_limit", err)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Fatalf("a module past its output cap ran on for %v", d)
+	}
+}
+
+func TestStderrCap(t *testing.T) {
+	m := compile(t, newRuntime(t), "badexit", ModuleOptions{Limits: Limits{MaxStderrBytes: 10}})
+	_, err := m.Call(context.Background(), []byte(`{}`))
+	if err == nil || err.Code != CodeOutputLimit || !strings.Contains(err.Message, "stderr") {
+		t.Fatalf("got %v, want output_limit for stderr", err)
+	}
+}
+
+func TestNoHostAccess(t *testing.T) {
+	r := newRuntime(t)
+	out, err := compile(t, r, "envargs", ModuleOptions{}).Call(context.Background(), []byte(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(out) != `{"env":0,"args":1}` { // argv[0] is the tool's name
+		t.Errorf("envargs: %s, want no environment and only argv[0]", out)
+	}
+	t.Setenv("CODEMODE_SECRET", "x") // the host's environment does not leak in
+	if out, _ := compile(t, r, "envargs", ModuleOptions{}).Call(context.Background(), []byte(`{}`)); string(out) != `{"env":0,"args":1}` {
+		t.Errorf("envargs with a host variable set: %s", out)
+	}
+	out, err = compile(t, r, "openfile", ModuleOptions{}).Call(context.Background(), []byte(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), `"errno":8`) { // EBADF: there is no directory to open anything in
+		t.Errorf("openfile: %s, want errno 8 (no preopened directory)", out)
+	}
+}
+
+func TestMountIsReadOnlyAndConfined(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "etc"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "etc", "passwd"), []byte("granted"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// openfile opens etc/passwd relative to the first preopen: the mounted
+	// directory's copy, never the host's.
+	m := compile(t, newRuntime(t), "openfile", ModuleOptions{Mounts: []Mount{{HostDir: dir, GuestPath: "/"}}})
+	out, err := m.Call(context.Background(), []byte(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("openfile with a mount: %s", out)
+	if !strings.Contains(string(out), `"errno":0`) {
+		t.Errorf("openfile with %s mounted: %s, want the open to succeed", dir, out)
+	}
+}
+
+func TestCompileErrors(t *testing.T) {
+	r := newRuntime(t)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name    string
+		binary  []byte
+		opts    ModuleOptions
+		problem string
+	}{
+		{"garbage", []byte("not wasm"), ModuleOptions{}, "not a valid WebAssembly module"},
+		{"reactor as command", fixture(t, "reactor_echo"), ModuleOptions{}, "declare the tool pure"},
+		{"command as pooled", fixture(t, "echo"), ModuleOptions{Pooled: true}, "exports no codemode_call"},
+		{"memory over limit", fixture(t, "echo"), ModuleOptions{Limits: Limits{MemoryBytes: MaxMemoryBytes + 1}}, "over WebAssembly's 4 GiB"},
+		{"relative mount", fixture(t, "echo"), ModuleOptions{Mounts: []Mount{{HostDir: t.TempDir(), GuestPath: "data"}}}, "must be absolute"},
+		{"missing mount", fixture(t, "echo"), ModuleOptions{Mounts: []Mount{{HostDir: "/does/not/exist", GuestPath: "/data"}}}, "no such file"},
+		{"file mount", fixture(t, "echo"), ModuleOptions{Mounts: []Mount{{HostDir: "module_test.go", GuestPath: "/data"}}}, "not a directory"},
+	} {
+		m, err := r.Compile(ctx, tc.binary, tc.opts)
+		if err == nil {
+			m.Close(ctx)
+			t.Errorf("%s: compiled, want an error with %q", tc.name, tc.problem)
+			continue
+		}
+		if !strings.Contains(err.Error(), tc.problem) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.problem)
+		}
+	}
+}
+
+func TestPooled(t *testing.T) {
+	m := compile(t, newRuntime(t), "reactor_echo", ModuleOptions{Pooled: true})
+	if !m.Pooled() {
+		t.Fatal("not pooled")
+	}
+	for i, args := range []string{`{"n":1}`, `{"n":2}`, `[]`} {
+		out, err := m.Call(context.Background(), []byte(args))
+		if err != nil || string(out) != args {
+			t.Fatalf("call %d: %s, %v", i, out, err)
+		}
+	}
+	if n := len(m.pool.idle); n != 1 {
+		t.Errorf("%d idle instances after sequential calls, want 1 reused", n)
+	}
+	// A failed call discards its instance.
+	if _, err := m.Call(context.Background(), []byte(`not json`)); err == nil {
+		t.Fatal("invalid JSON output succeeded")
+	}
+	if n := len(m.pool.idle); n != 0 {
+		t.Errorf("%d idle instances after a failed call, want 0", n)
+	}
+	if out, err := m.Call(context.Background(), []byte(`{"after":true}`)); err != nil || string(out) != `{"after":true}` {
+		t.Fatalf("after a failure: %s, %v", out, err)
+	}
+}
+
+func TestConcurrentCalls(t *testing.T) {
+	r := newRuntime(t)
+	for _, m := range []*Module{compile(t, r, "echo", ModuleOptions{}), compile(t, r, "reactor_echo", ModuleOptions{Pooled: true})} {
+		var wg sync.WaitGroup
+		for i := range 16 {
+			wg.Go(func() {
+				args := `{"i":` + strings.Repeat("1", i+1) + `}`
+				for range 20 {
+					out, err := m.Call(context.Background(), []byte(args))
+					if err != nil || string(out) != args {
+						t.Errorf("pooled=%v: %s, %v; want %s", m.Pooled(), out, err, args)
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		if m.Pooled() && len(m.pool.idle) > maxIdle {
+			t.Errorf("%d idle instances, over %d", len(m.pool.idle), maxIdle)
+		}
+	}
+}
+
+func TestCacheDir(t *testing.T) {
+	dir := t.TempDir()
+	for range 2 {
+		r, err := NewRuntime(context.Background(), Config{CacheDir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := r.Compile(context.Background(), fixture(t, "echo"), ModuleOptions{Name: "echo"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out, err := m.Call(context.Background(), []byte(`1`)); err != nil || string(out) != "1" {
+			t.Fatalf("%s, %v", out, err)
+		}
+		r.Close(context.Background())
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) == 0 {
+		t.Error("the cache directory stayed empty")
+	}
+}

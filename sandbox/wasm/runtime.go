@@ -1,0 +1,169 @@
+package wasm
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+)
+
+// Runtime compiles and runs modules. One Runtime serves any number of
+// modules with different limits (the memory limit is enforced per instance,
+// not per runtime) and is safe for concurrent use. Close it when done.
+type Runtime struct {
+	rt    wazero.Runtime
+	cache wazero.CompilationCache
+}
+
+// wasiModule is the only module a tool may import from.
+const wasiModule = "wasi_snapshot_preview1"
+
+// NewRuntime makes a Runtime with the WASI host functions.
+func NewRuntime(ctx context.Context, cfg Config) (*Runtime, error) {
+	var cache wazero.CompilationCache
+	if cfg.CacheDir != "" {
+		c, err := wazero.NewCompilationCacheWithDir(cfg.CacheDir)
+		if err != nil {
+			return nil, fmt.Errorf("wasm: compilation cache %s: %w", cfg.CacheDir, err)
+		}
+		cache = c
+	} else {
+		cache = wazero.NewCompilationCache()
+	}
+	// Close-on-done is what stops a guest in an endless loop at its deadline;
+	// without it wazero never checks the context inside guest code.
+	rc := wazero.NewRuntimeConfig().WithCloseOnContextDone(true).WithCompilationCache(cache)
+	rt := wazero.NewRuntimeWithConfig(ctx, rc)
+	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
+		rt.Close(ctx)
+		cache.Close(ctx)
+		return nil, fmt.Errorf("wasm: WASI: %w", err)
+	}
+	return &Runtime{rt: rt, cache: cache}, nil
+}
+
+// Close releases every module compiled by r and the runtime itself.
+func (r *Runtime) Close(ctx context.Context) error {
+	err := r.rt.Close(ctx)
+	if cerr := r.cache.Close(ctx); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Compile compiles a module and checks that it can be a tool: it imports
+// nothing but WASI functions, exports memory and the entry point of its
+// kind (_start for a command, CallExport for a pooled reactor), and its
+// initial memory fits its limit. Mount directories must exist.
+func (r *Runtime) Compile(ctx context.Context, binary []byte, opts ModuleOptions) (*Module, error) {
+	opts.Limits = opts.Limits.withDefaults()
+	if opts.Limits.MemoryBytes > MaxMemoryBytes {
+		return nil, fmt.Errorf("memory limit %d bytes is over WebAssembly's 4 GiB", opts.Limits.MemoryBytes)
+	}
+	fsc, err := mountConfig(opts.Mounts)
+	if err != nil {
+		return nil, err
+	}
+	cm, err := r.rt.CompileModule(ctx, binary)
+	if err != nil {
+		return nil, fmt.Errorf("not a valid WebAssembly module: %w", err)
+	}
+	m := &Module{rt: r, compiled: cm, opts: opts, limitPages: pagesFor(opts.Limits.MemoryBytes)}
+	if err := m.checkShape(); err != nil {
+		cm.Close(ctx)
+		return nil, err
+	}
+	m.base = wazero.NewModuleConfig().
+		WithName(""). // anonymous: instances of one module never collide
+		WithArgs(opts.Name).
+		WithSysWalltime().WithSysNanotime().
+		WithRandSource(cryptoRand{}).
+		WithFSConfig(fsc)
+	if opts.Pooled {
+		m.base = m.base.WithStartFunctions(m.initFuncs...)
+		m.pool = newPool()
+	}
+	return m, nil
+}
+
+// checkShape reports, in one error, everything that keeps the compiled
+// module from being a tool of its kind.
+func (m *Module) checkShape() error {
+	cm := m.compiled
+	var problems []string
+	for _, f := range cm.ImportedFunctions() {
+		mod, name, _ := f.Import()
+		if mod != wasiModule {
+			problems = append(problems, fmt.Sprintf("imports %s.%s (a tool may import only %s)", mod, name, wasiModule))
+		}
+	}
+	if len(cm.ImportedMemories()) > 0 {
+		problems = append(problems, "imports its memory (a tool must define and export its own)")
+	}
+	mem, ok := cm.ExportedMemories()["memory"]
+	switch {
+	case !ok:
+		problems = append(problems, `exports no memory named "memory"`)
+	case mem.Min() > m.limitPages:
+		problems = append(problems, fmt.Sprintf("starts with %d KiB of memory, over its limit of %d KiB", mem.Min()*64, m.limitPages*64))
+	}
+	funcs := cm.ExportedFunctions()
+	if m.opts.Pooled {
+		f, ok := funcs[CallExport]
+		switch {
+		case !ok:
+			problems = append(problems, fmt.Sprintf("exports no %s function: a pooled (pure) tool must be a WASI reactor exporting %s() -> i32 (Go: //go:wasmexport %s, built with -buildmode=c-shared)", CallExport, CallExport, CallExport))
+		case len(f.ParamTypes()) != 0 || !slices.Equal(f.ResultTypes(), []api.ValueType{api.ValueTypeI32}):
+			problems = append(problems, fmt.Sprintf("exports %s with the wrong signature: want () -> i32", CallExport))
+		}
+		if _, ok := funcs["_initialize"]; ok {
+			m.initFuncs = []string{"_initialize"}
+		}
+	} else if _, ok := funcs["_start"]; !ok {
+		hint := ""
+		if _, ok := funcs[CallExport]; ok {
+			hint = " (it exports " + CallExport + ": declare the tool pure to run it pooled)"
+		}
+		problems = append(problems, "exports no _start function: a tool must be a WASI command"+hint)
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("module %s", strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// mountConfig grants the mounts read-only; with none, the module gets no
+// file system (no preopened directories at all).
+func mountConfig(mounts []Mount) (wazero.FSConfig, error) {
+	fsc := wazero.NewFSConfig()
+	seen := map[string]bool{}
+	for _, mt := range mounts {
+		if !path.IsAbs(mt.GuestPath) || path.Clean(mt.GuestPath) != mt.GuestPath {
+			return nil, fmt.Errorf("mount %q: the guest path must be absolute and clean (like /data)", mt.GuestPath)
+		}
+		if seen[mt.GuestPath] {
+			return nil, fmt.Errorf("mount %q: mounted twice", mt.GuestPath)
+		}
+		seen[mt.GuestPath] = true
+		fi, err := os.Stat(mt.HostDir)
+		if err != nil {
+			return nil, fmt.Errorf("mount %q: %w", mt.GuestPath, err)
+		}
+		if !fi.IsDir() {
+			return nil, fmt.Errorf("mount %q: %s is not a directory", mt.GuestPath, mt.HostDir)
+		}
+		fsc = fsc.WithReadOnlyDirMount(mt.HostDir, mt.GuestPath)
+	}
+	return fsc, nil
+}
+
+// pagesFor rounds bytes up to 64 KiB pages.
+func pagesFor(bytes int64) uint32 { return uint32((bytes + pageSize - 1) / pageSize) }
+
+const pageSize = 64 << 10
