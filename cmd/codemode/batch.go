@@ -16,7 +16,7 @@ func cmdBatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("batch", stderr)
 	var c common
 	c.register(fs)
-	const usageLine = "codemode batch [FILE|-] [--board FILE] [--config FILE] [--timeout DURATION]"
+	const usageLine = "codemode batch [FILE|-] [--board FILE] [--config FILE] [--timeout DURATION] [--wasm-dir DIR]"
 	pos, err := parse(fs, args)
 	if helpRequested(err, stdout, usageLine) {
 		return exitOK
@@ -36,6 +36,7 @@ func cmdBatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return fail(stderr, exitUsage, "batch: %v", message(err))
 	}
 	eng, board, err := c.setup()
+	defer c.close()
 	if err != nil {
 		return fail(stderr, exitUsage, "%v", err)
 	}

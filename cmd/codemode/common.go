@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -10,22 +11,80 @@ import (
 	"strings"
 	"time"
 
+	"github.com/codemode-dev/codemode/bindings/wasmtool"
 	"github.com/codemode-dev/codemode/engine"
 	"github.com/codemode-dev/codemode/tools/whiteboard"
 )
 
 // common holds the flags every running command shares.
 type common struct {
-	config  string
-	board   string
-	timeout time.Duration
-	script  bool // --timeout bounds a script rather than a batch
+	config    string
+	board     string
+	timeout   time.Duration
+	wasmDirs  dirList
+	wasmCache string
+	script    bool // --timeout bounds a script rather than a batch
+
+	loader *wasmtool.Loader // set by setup when --wasm-dir is given
 }
 
 func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.config, "config", "", "engine limits as a JSON file")
 	fs.StringVar(&c.board, "board", "", "load the board from FILE (if it exists) and save it back")
 	fs.DurationVar(&c.timeout, "timeout", 0, "whole-run timeout, e.g. 5s")
+	fs.Var(&c.wasmDirs, "wasm-dir", "load the WASM tools (*.tool.json and their modules) of DIR; repeatable")
+	fs.StringVar(&c.wasmCache, "wasm-cache", defaultWasmCache(), `keep compiled WASM tools in DIR ("off": compile every time)`)
+}
+
+// dirList is a repeatable flag.
+type dirList []string
+
+func (d *dirList) String() string { return strings.Join(*d, ",") }
+func (d *dirList) Set(v string) error {
+	*d = append(*d, v)
+	return nil
+}
+
+// defaultWasmCache is where compiled WASM tools are kept between runs: a Go
+// tool compiles in about a second, and loads from the cache in a fraction.
+func defaultWasmCache() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return "off"
+	}
+	return filepath.Join(dir, "codemode", "wasm")
+}
+
+// loadWasm loads the tools of every --wasm-dir.
+func (c *common) loadWasm(ctx context.Context) ([]engine.Tool, error) {
+	if len(c.wasmDirs) == 0 {
+		return nil, nil
+	}
+	opts := wasmtool.Options{CacheDir: c.wasmCache}
+	if c.wasmCache == "off" {
+		opts.CacheDir = ""
+	}
+	l, err := wasmtool.NewLoader(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	c.loader = l
+	var tools []engine.Tool
+	for _, dir := range c.wasmDirs {
+		ts, err := l.LoadDir(ctx, dir)
+		if err != nil {
+			return nil, err
+		}
+		tools = append(tools, ts...)
+	}
+	return tools, nil
+}
+
+// close releases what setup loaded.
+func (c *common) close() {
+	if c.loader != nil {
+		c.loader.Close(context.Background())
+	}
 }
 
 // newFlagSet makes a flag set that reports errors instead of exiting.
@@ -52,8 +111,8 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// setup loads the config and the board and builds the engine over the
-// whiteboard tools.
+// setup loads the config, the board and the WASM tools and builds the
+// engine over them and the whiteboard tools. Call close when done.
 func (c *common) setup() (*engine.Engine, *whiteboard.Board, error) {
 	cfg := engine.DefaultConfig()
 	if c.config != "" {
@@ -90,7 +149,11 @@ func (c *common) setup() (*engine.Engine, *whiteboard.Board, error) {
 			}
 		}
 	}
-	eng, err := engine.NewBuilder().Add(whiteboard.Tools(board)...).WithConfig(cfg).Build()
+	wasmTools, err := c.loadWasm(context.Background())
+	if err != nil {
+		return nil, nil, err
+	}
+	eng, err := engine.NewBuilder().Add(whiteboard.Tools(board)...).Add(wasmTools...).WithConfig(cfg).Build()
 	if err != nil {
 		return nil, nil, err
 	}

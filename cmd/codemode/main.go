@@ -10,7 +10,7 @@ import (
 )
 
 const usage = `codemode runs many tool calls in one step over the built-in whiteboard
-tools: a flat batch of operations with $ref between them, or a JavaScript or
+tools and any WASM tools you add: a flat batch of operations with $ref between them, or a JavaScript or
 TypeScript script that calls the tools as async functions.
 
 Usage:
@@ -26,6 +26,10 @@ Flags:
   --timeout DURATION  whole-run timeout, e.g. 5s (defaults: batch 60s, script 30s;
                       may only tighten --config's)
   --input JSON|@FILE  run only: the script's global "input"
+  --wasm-dir DIR      also load the WASM tools of DIR (NAME.tool.json manifests beside
+                      their modules; see docs/wasm.md); repeatable
+  --wasm-cache DIR    keep compiled WASM tools in DIR between runs (default: the user
+                      cache directory; "off" compiles every time)
 
 Exit status: 0 everything succeeded; 1 a batch operation or the script failed
 (the result JSON is still printed on stdout); 2 usage error or malformed request.
@@ -34,6 +38,7 @@ Examples:
   codemode batch examples/retro.json
   codemode run examples/flowchart.ts --board board.json
   echo 'return await tools.getBoardState()' | codemode run --board board.json
+  scripts/build-wasm-tools.sh && codemode run --wasm-dir tools/wasm/build examples/graph.ts
 `
 
 func main() {

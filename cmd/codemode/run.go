@@ -18,7 +18,7 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c.register(fs)
 	var input string
 	fs.StringVar(&input, "input", "", "the script's `input` as JSON, or @FILE to read it from a file")
-	const usageLine = "codemode run [FILE|-] [--input JSON|@FILE] [--board FILE] [--config FILE] [--timeout DURATION]"
+	const usageLine = "codemode run [FILE|-] [--input JSON|@FILE] [--board FILE] [--config FILE] [--timeout DURATION] [--wasm-dir DIR]"
 	pos, err := parse(fs, args)
 	if helpRequested(err, stdout, usageLine) {
 		return exitOK
@@ -48,6 +48,7 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	c.script = true
 	eng, board, err := c.setup()
+	defer c.close()
 	if err != nil {
 		return fail(stderr, exitUsage, "%v", err)
 	}

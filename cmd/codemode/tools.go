@@ -14,7 +14,7 @@ func cmdTools(args []string, stdout, stderr io.Writer) int {
 	c.register(fs)
 	asJSON := fs.Bool("json", false, "print the definitions as JSON (MCP shape)")
 	asTS := fs.Bool("ts", false, "print the TypeScript declarations scripts see")
-	const usageLine = "codemode tools [--json|--ts]"
+	const usageLine = "codemode tools [--json|--ts] [--wasm-dir DIR]"
 	pos, err := parse(fs, args)
 	if helpRequested(err, stdout, usageLine) {
 		return exitOK
@@ -29,6 +29,7 @@ func cmdTools(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, exitUsage, "tools: --json and --ts exclude each other")
 	}
 	eng, _, err := c.setup()
+	defer c.close()
 	if err != nil {
 		return fail(stderr, exitUsage, "%v", err)
 	}

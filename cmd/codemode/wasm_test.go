@@ -1,0 +1,91 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// fixtureTools writes manifests for committed WAT fixtures into a fresh
+// directory, as a user's --wasm-dir.
+func fixtureTools(t *testing.T, manifests map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	fixtures, _ := filepath.Abs(filepath.Join("..", "..", "testdata", "wasm"))
+	for file, m := range manifests {
+		m = strings.ReplaceAll(m, "FIXTURES", fixtures)
+		if err := os.WriteFile(filepath.Join(dir, file), []byte(m), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+var echoTool = map[string]string{"echo.tool.json": `{"name": "fx.echo", "description": "Echo its arguments. Used by tests.",
+  "module": "FIXTURES/echo.wasm", "annotations": {"readOnlyHint": true},
+  "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}}`,
+	"loop.tool.json": `{"name": "fx.loop", "description": "Never returns.", "module": "FIXTURES/loop.wasm",
+  "inputSchema": {"type": "object"}, "timeout": "100ms"}`}
+
+func TestToolsListsWasmTools(t *testing.T) {
+	dir := fixtureTools(t, echoTool)
+	cache := t.TempDir()
+	out, errs, code := cli(t, "", "tools", "--wasm-dir", dir, "--wasm-cache", cache)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "fx.echo") || !strings.Contains(out, "read-only") || !strings.Contains(out, "createFrame") {
+		t.Errorf("tools output lacks the WASM tool beside the whiteboard:\n%s", out)
+	}
+	if entries, _ := os.ReadDir(cache); len(entries) == 0 {
+		t.Error("--wasm-cache stayed empty")
+	}
+	out, _, _ = cli(t, "", "tools", "--ts", "--wasm-dir", dir, "--wasm-cache", "off")
+	if !strings.Contains(out, "fx: {") || !strings.Contains(out, "text: string") {
+		t.Errorf("declarations lack the WASM tool:\n%s", out)
+	}
+}
+
+func TestBatchAndRunWithWasmTools(t *testing.T) {
+	dir := fixtureTools(t, echoTool)
+	out, errs, code := cli(t, `{"operations": [{"tool": "fx.echo", "args": {"text": "hi"}}, {"tool": "fx.loop", "args": {}}]}`,
+		"batch", "--wasm-dir", dir, "--wasm-cache", "off")
+	if code != exitFailed {
+		t.Fatalf("exit %d, want 1 (the loop times out): %s", code, errs)
+	}
+	res := decode(t, out)
+	var echoed struct{ Text string }
+	json.Unmarshal(res.Results[0].Result, &echoed)
+	if !res.Results[0].Success || echoed.Text != "hi" || res.Results[1].Error.Code != "timeout" {
+		t.Errorf("results: %s", out)
+	}
+
+	out, errs, code = cli(t, `const r = await tools.fx.echo({ text: "from a script" }); return r.text;`,
+		"run", "-", "--wasm-dir", dir, "--wasm-cache", "off")
+	if code != 0 {
+		t.Fatalf("exit %d: %s%s", code, errs, out)
+	}
+	var res2 struct{ Result json.RawMessage }
+	json.Unmarshal([]byte(out), &res2)
+	if string(res2.Result) != `"from a script"` {
+		t.Errorf("result %s", res2.Result)
+	}
+}
+
+func TestWasmDirErrors(t *testing.T) {
+	bad := fixtureTools(t, map[string]string{"x.tool.json": `{"name": "x", "description": "d", "inputSchema": {"type": "object"}}`})
+	for _, tc := range []struct {
+		dir, want string
+	}{
+		{bad, "x.tool.json: module: open"},
+		{t.TempDir(), "no WASM tools"},
+		{"/does/not/exist", "no such file"},
+	} {
+		_, errs, code := cli(t, "", "tools", "--wasm-dir", tc.dir, "--wasm-cache", "off")
+		if code != exitUsage || !strings.Contains(errs, tc.want) || strings.Count(errs, "\n") != 1 {
+			t.Errorf("--wasm-dir %s: exit %d, stderr %q; want 2 and one line with %q", tc.dir, code, errs, tc.want)
+		}
+	}
+}
