@@ -117,8 +117,15 @@ func (c *capped) Write(p []byte) (int, error) {
 //
 // The limit is per instance, which is why it is enforced here rather than
 // with wazero's per-runtime memory limit: one runtime serves every tool.
+//
+// Where it can, the memory is a private anonymous mapping of the whole limit,
+// outside the Go heap (mem_unix.go): growing never copies, untouched pages
+// cost nothing, and a tool's memory neither loads the garbage collector nor
+// counts as heap growth of the process (which code mode's memory watchdog
+// measures). Elsewhere it is a Go slice grown like append.
 type limitedMemory struct {
 	buf     []byte
+	mapped  []byte // the reservation, when mapped; buf is a prefix of it
 	limit   uint64
 	refused uint64 // the size of the largest refused request, in this call
 }
@@ -126,13 +133,24 @@ type limitedMemory struct {
 var _ experimental.MemoryAllocator = (*limitedMemory)(nil)
 
 // Allocate is called once, when the instance is made; the memory then lives
-// as long as the instance.
-func (m *limitedMemory) Allocate(_, _ uint64) experimental.LinearMemory { return m }
+// as long as the instance, and Free is called when the instance is closed,
+// on the goroutine that ran it.
+func (m *limitedMemory) Allocate(_, maxBytes uint64) experimental.LinearMemory {
+	m.mapped = mapMemory(min(maxBytes, m.limit))
+	return m
+}
 
 func (m *limitedMemory) Reallocate(size uint64) []byte {
 	if size > m.limit {
 		m.refused = max(m.refused, size)
 		return nil
+	}
+	if m.mapped != nil {
+		if size > uint64(len(m.mapped)) { // over the module's own declared maximum
+			return nil
+		}
+		m.buf = m.mapped[:size]
+		return m.buf
 	}
 	if size <= uint64(cap(m.buf)) {
 		m.buf = m.buf[:size] // memory only grows: the bytes past the old length are still zero
@@ -146,10 +164,12 @@ func (m *limitedMemory) Reallocate(size uint64) []byte {
 	return buf
 }
 
-// Free drops nothing itself: the garbage collector reclaims the buffer once
-// the instance is gone, and wazero may call Free from the goroutine that
-// closes a module at its deadline, which must not race with the module.
-func (m *limitedMemory) Free() {}
+func (m *limitedMemory) Free() {
+	if m.mapped != nil {
+		unmapMemory(m.mapped)
+	}
+	m.buf, m.mapped = nil, nil
+}
 
 // cryptoRand is the modules' random source: the host's, not wazero's
 // deterministic stand-in.
