@@ -130,7 +130,7 @@ func writeFile(t *testing.T, path, content string) string {
 
 // TestEveryExampleIsTested keeps this file in step with examples/.
 func TestEveryExampleIsTested(t *testing.T) {
-	tested := []string{"flowchart.ts", "frame-if-missing.ts", "group-by-color.ts", "recover-typo.js", "retro.ts", "swot.ts"}
+	tested := []string{"affinity.ts", "flowchart.ts", "frame-if-missing.ts", "graph.ts", "group-by-color.ts", "recover-typo.js", "retro.ts", "swot.ts"}
 	var found []string
 	for _, pattern := range []string{"*.ts", "*.js"} {
 		m, _ := filepath.Glob("../../examples/" + pattern)

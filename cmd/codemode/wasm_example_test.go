@@ -1,0 +1,134 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/codemode-dev/codemode/tools/wasm/wasmbuild"
+)
+
+// exampleTools builds the Go WASM tools of tools/wasm once per test binary
+// (go's build cache makes this cheap after the first time on a machine), as
+// scripts/build-wasm-tools.sh does for a user.
+var exampleTools = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "codemode-wasm-tools-")
+	if err != nil {
+		return "", err
+	}
+	_, err = wasmbuild.Build(context.Background(), dir)
+	return dir, err
+})
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if dir, err := exampleTools(); err == nil && dir != "" && strings.Contains(dir, "codemode-wasm-tools-") {
+		os.RemoveAll(dir)
+	}
+	os.Exit(code)
+}
+
+func builtTools(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the Go WASM tools")
+	}
+	dir, err := exampleTools()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// The flowchart of examples/graph.ts is laid out by the graph.layout tool:
+// every box inside the frame, none overlapping, edges flowing down except
+// the one that closes the loop.
+func TestExampleGraph(t *testing.T) {
+	tools := builtTools(t)
+	board := filepath.Join(t.TempDir(), "board.json")
+	var got struct {
+		Frame  string
+		Shapes map[string]string
+	}
+	res := runExample(t, "graph.ts", board, &got, "--wasm-dir", tools, "--wasm-cache", "off")
+	if res.Calls[0].Tool != "graph.layout" || !res.Calls[0].Success {
+		t.Fatalf("first call: %+v", res.Calls[0])
+	}
+	b := loadBoard(t, board)
+	frame, ok := b.get(got.Frame)
+	shapes, conns := b.ofType("shape"), b.ofType("connector")
+	if !ok || len(shapes) != 10 || len(conns) != 11 {
+		t.Fatalf("board: frame %v, %d shapes, %d connectors; want a frame, 10 and 11", ok, len(shapes), len(conns))
+	}
+	for i, s := range shapes {
+		if s.ParentID != frame.ID || !inside(s, frame) {
+			t.Errorf("shape %q at (%v,%v) is not inside its frame %+v", s.Text, s.X, s.Y, frame)
+		}
+		for _, o := range shapes[i+1:] {
+			if s.X < o.X+o.Width && o.X < s.X+s.Width && s.Y < o.Y+o.Height && o.Y < s.Y+s.Height {
+				t.Errorf("shapes %q and %q overlap", s.Text, o.Text)
+			}
+		}
+	}
+	byID := map[string]boardObject{}
+	for _, s := range shapes {
+		byID[s.ID] = s
+	}
+	up := 0
+	for _, c := range conns {
+		if byID[c.FromID].Y >= byID[c.ToID].Y {
+			up++
+		}
+	}
+	if up != 1 {
+		t.Errorf("%d connectors point up or sideways, want 1 (fix -> build)", up)
+	}
+	if len(res.Logs) != 1 || !strings.Contains(res.Logs[0].Message, "1 pointing back") {
+		t.Errorf("logs %+v", res.Logs)
+	}
+}
+
+// examples/affinity.ts groups a retro's notes into themed frames with the
+// text.cluster tool.
+func TestExampleAffinity(t *testing.T) {
+	tools := builtTools(t)
+	board := filepath.Join(t.TempDir(), "board.json")
+	var seed struct{ Groups []struct{} }
+	runExample(t, "retro.ts", board, &seed) // a retro board with notes to group
+	before := loadBoard(t, board)
+	var got struct {
+		Groups []struct {
+			Frame, Title string
+			Notes        int
+		}
+	}
+	res := runExample(t, "affinity.ts", board, &got, "--wasm-dir", tools, "--wasm-cache", "off")
+	if len(got.Groups) == 0 {
+		t.Fatalf("no groups: %s", res.Result)
+	}
+	b := loadBoard(t, board)
+	notes, total := b.ofType("sticky"), 0
+	for _, g := range got.Groups {
+		frame, ok := b.get(g.Frame)
+		if !ok || !strings.HasPrefix(frame.Title, g.Title+" (") {
+			t.Errorf("group %+v: frame %+v", g, frame)
+			continue
+		}
+		in := 0
+		for _, n := range notes {
+			if inside(n, frame) {
+				in++
+			}
+		}
+		if in != g.Notes {
+			t.Errorf("frame %q holds %d notes, the result says %d", frame.Title, in, g.Notes)
+		}
+		total += g.Notes
+	}
+	if total != len(before.ofType("sticky")) || len(notes) != total {
+		t.Errorf("%d notes grouped, %d on the board before, %d after", total, len(before.ofType("sticky")), len(notes))
+	}
+}
