@@ -3,6 +3,7 @@ package wasm
 import (
 	"context"
 	"testing"
+	"time"
 )
 
 // BenchmarkCall is the cost of one call of a tiny WAT tool (echo of a small
@@ -36,4 +37,20 @@ func BenchmarkCall(b *testing.B) {
 			})
 		})
 	}
+}
+
+// BenchmarkTimeout is how long a call of an endless loop with a 10 ms
+// timeout takes, and how far past its deadline it stopped (overrun-µs).
+func BenchmarkTimeout(b *testing.B) {
+	const limit = 10 * time.Millisecond
+	m := compile(b, newRuntime(b), "loop", ModuleOptions{Limits: Limits{Timeout: limit}})
+	var over time.Duration
+	for b.Loop() {
+		start := time.Now()
+		if _, err := m.Call(context.Background(), nil); err == nil || err.Code != CodeTimeout {
+			b.Fatalf("got %v, want timeout", err)
+		}
+		over += time.Since(start) - limit
+	}
+	b.ReportMetric(float64(over.Microseconds())/float64(b.N), "overrun-µs")
 }

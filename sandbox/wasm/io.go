@@ -118,17 +118,24 @@ func (c *capped) Write(p []byte) (int, error) {
 // The limit is per instance, which is why it is enforced here rather than
 // with wazero's per-runtime memory limit: one runtime serves every tool.
 //
-// Where it can, the memory is a private anonymous mapping of the whole limit,
-// outside the Go heap (mem_unix.go): growing never copies, untouched pages
-// cost nothing, and a tool's memory neither loads the garbage collector nor
-// counts as heap growth of the process (which code mode's memory watchdog
-// measures). Elsewhere it is a Go slice grown like append.
+// Small memories are Go slices, grown like append. Past smallMemory, where it
+// can, the memory moves once into a private anonymous mapping of the whole
+// limit, outside the Go heap (mem_unix.go): growing then never copies,
+// untouched pages cost nothing, and a tool's megabytes neither load the
+// garbage collector nor count as heap growth of the process (which code
+// mode's memory watchdog measures). Small modules stay on the heap because a
+// mapping costs two system calls per instance, more than such a module's
+// whole call.
 type limitedMemory struct {
 	buf     []byte
-	mapped  []byte // the reservation, when mapped; buf is a prefix of it
 	limit   uint64
+	maxSize uint64 // the module's own declared maximum, or the limit
+	mapped  []byte // the reservation, once mapped; buf is a prefix of it
 	refused uint64 // the size of the largest refused request, in this call
 }
+
+// smallMemory is the size up to which linear memory stays in the Go heap.
+const smallMemory = 1 << 20
 
 var _ experimental.MemoryAllocator = (*limitedMemory)(nil)
 
@@ -136,28 +143,32 @@ var _ experimental.MemoryAllocator = (*limitedMemory)(nil)
 // as long as the instance, and Free is called when the instance is closed,
 // on the goroutine that ran it.
 func (m *limitedMemory) Allocate(_, maxBytes uint64) experimental.LinearMemory {
-	m.mapped = mapMemory(min(maxBytes, m.limit))
+	m.maxSize = min(maxBytes, m.limit)
 	return m
 }
 
 func (m *limitedMemory) Reallocate(size uint64) []byte {
-	if size > m.limit {
+	switch {
+	case size > m.limit:
 		m.refused = max(m.refused, size)
 		return nil
-	}
-	if m.mapped != nil {
-		if size > uint64(len(m.mapped)) { // over the module's own declared maximum
-			return nil
-		}
+	case size > m.maxSize: // over the module's own declared maximum
+		return nil
+	case m.mapped != nil:
 		m.buf = m.mapped[:size]
 		return m.buf
-	}
-	if size <= uint64(cap(m.buf)) {
+	case size <= uint64(cap(m.buf)):
 		m.buf = m.buf[:size] // memory only grows: the bytes past the old length are still zero
 		return m.buf
+	case size > smallMemory:
+		if mapped := mapMemory(m.maxSize); mapped != nil {
+			copy(mapped, m.buf)
+			m.mapped, m.buf = mapped, mapped[:size]
+			return m.buf
+		}
 	}
-	// Grow geometrically, as append does, but never past the limit.
-	newCap := min(max(size, 2*uint64(cap(m.buf))), m.limit)
+	// Grow geometrically, as append does, but never past the maximum.
+	newCap := min(max(size, 2*uint64(cap(m.buf))), m.maxSize)
 	buf := make([]byte, size, newCap)
 	copy(buf, m.buf)
 	m.buf = buf
