@@ -2,6 +2,7 @@ package wasm
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -189,23 +190,40 @@ func TestNoHostAccess(t *testing.T) {
 }
 
 func TestMountIsReadOnlyAndConfined(t *testing.T) {
-	dir := t.TempDir()
+	root := t.TempDir()
+	dir := filepath.Join(root, "granted")
 	if err := os.MkdirAll(filepath.Join(dir, "etc"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "etc", "passwd"), []byte("granted"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// openfile opens etc/passwd relative to the first preopen: the mounted
-	// directory's copy, never the host's.
+	if err := os.WriteFile(filepath.Join(root, "passwd"), []byte("not granted"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// openfile opens etc/passwd relative to the first preopen (the mounted
+	// directory's copy, never the host's), tries to create etc/new there,
+	// and to open ../passwd, just outside it.
 	m := compile(t, newRuntime(t), "openfile", ModuleOptions{Mounts: []Mount{{HostDir: dir, GuestPath: "/"}}})
 	out, err := m.Call(context.Background(), []byte(`{}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("openfile with a mount: %s", out)
-	if !strings.Contains(string(out), `"errno":0`) {
-		t.Errorf("openfile with %s mounted: %s, want the open to succeed", dir, out)
+	var got struct{ Errno, Rel, Create, Escape int }
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Errno != 0 || got.Rel != 0 {
+		t.Errorf("%s: want the granted file opened", out)
+	}
+	if got.Create == 0 {
+		t.Errorf("%s: created a file in a read-only mount", out)
+	}
+	if got.Escape == 0 {
+		t.Errorf("%s: opened a file outside the mount", out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "etc", "new")); err == nil {
+		t.Error("etc/new exists on the host")
 	}
 }
 

@@ -3,7 +3,7 @@
 ;; to stderr and traps (unreachable).
 ;;
 ;; Used by the sandbox/wasm tests to check that the host's memory limit
-;; (WithMemoryLimitPages) stops the guest and that a trap is reported as a
+;; (its per-instance memory limit) stops the guest and that a trap is reported as a
 ;; failure. Note: without a host limit, a module with no declared maximum may
 ;; grow to 4 GiB, so always run it with a limit.
 ;;

@@ -3,16 +3,19 @@
 ;;   1. path_open(dirfd 3, "/etc/passwd")  -- absolute path via the first preopen
 ;;   2. path_open(dirfd 3, "etc/passwd")   -- relative path via the first preopen
 ;;   3. fd_prestat_get(3)                   -- is there a preopen at all?
+;;   4. path_open(dirfd 3, "etc/new", O_CREAT, FD_WRITE) -- create a file
+;;   5. path_open(dirfd 3, "../passwd")      -- escape the preopen
 ;;
-;; and writes {"errno":E,"abs":A,"rel":R,"prestat":P} to stdout, exit 0.
-;; A, R, P are the errnos of the three calls (0 = success). E is 0 if either
+;; and writes {"errno":E,"abs":A,"rel":R,"prestat":P,"create":C,"escape":X}
+;; to stdout, exit 0. A, R, P, C, X are the errnos of the calls (0 = success). E is 0 if either
 ;; path_open succeeded, otherwise R -- so E != 0 means nothing could be opened.
 ;; With no filesystem granted, wazero answers EBADF (8) for fd 3 and EPERM
 ;; (63) for the absolute path, which it rejects before looking at the fd:
 ;; {"errno":8,"abs":63,"rel":8,"prestat":8}.
 ;;
 ;; Used by the sandbox/wasm tests to check that a tool has no filesystem
-;; access unless the host grants it.
+;; access unless the host grants it, and that a granted directory is
+;; read-only and cannot be left.
 ;;
 ;; Rebuild with scripts/build-wasm-fixtures.sh.
 (module
@@ -34,6 +37,10 @@
   (data (i32.const 128) ",\22rel\22:")    ;; ,"rel":      7 bytes
   (data (i32.const 144) ",\22prestat\22:");; ,"prestat":  11 bytes
   (data (i32.const 160) "}")              ;;             1 byte
+  (data (i32.const 176) "etc/new")        ;;             7 bytes
+  (data (i32.const 192) "../passwd")      ;;             9 bytes
+  (data (i32.const 208) ",\22create\22:") ;; ,"create":  10 bytes
+  (data (i32.const 224) ",\22escape\22:") ;; ,"escape":  10 bytes
 
   (global $pos (mut i32) (i32.const 1024)) ;; end of the JSON being built
 
@@ -93,6 +100,8 @@
     (local $abs i32)
     (local $rel i32)
     (local $prestat i32)
+    (local $create i32)
+    (local $escape i32)
     ;; path_open(fd, dirflags=SYMLINK_FOLLOW, path, path_len, oflags=0,
     ;;           rights_base=FD_READ, rights_inheriting=0, fdflags=0, &fd_out)
     (local.set $abs (call $path_open (i32.const 3) (i32.const 1)
@@ -102,6 +111,13 @@
       (i32.const 65) (i32.const 10) (i32.const 0)
       (i64.const 2) (i64.const 0) (i32.const 0) (i32.const 16)))
     (local.set $prestat (call $fd_prestat_get (i32.const 3) (i32.const 24)))
+    ;; oflags=O_CREAT (1), rights_base=FD_WRITE (64)
+    (local.set $create (call $path_open (i32.const 3) (i32.const 1)
+      (i32.const 176) (i32.const 7) (i32.const 1)
+      (i64.const 64) (i64.const 0) (i32.const 0) (i32.const 16)))
+    (local.set $escape (call $path_open (i32.const 3) (i32.const 1)
+      (i32.const 192) (i32.const 9) (i32.const 0)
+      (i64.const 2) (i64.const 0) (i32.const 0) (i32.const 16)))
 
     (call $emit (i32.const 96) (i32.const 9))
     (call $emit_u32
@@ -113,6 +129,10 @@
     (call $emit_u32 (local.get $rel))
     (call $emit (i32.const 144) (i32.const 11))
     (call $emit_u32 (local.get $prestat))
+    (call $emit (i32.const 208) (i32.const 10))
+    (call $emit_u32 (local.get $create))
+    (call $emit (i32.const 224) (i32.const 10))
+    (call $emit_u32 (local.get $escape))
     (call $emit (i32.const 160) (i32.const 1))
     (if (call $write_all (i32.const 1) (i32.const 1024)
           (i32.sub (global.get $pos) (i32.const 1024)))
