@@ -70,8 +70,11 @@ func (r *Runtime) Compile(ctx context.Context, binary []byte, opts ModuleOptions
 	if err != nil {
 		return nil, err
 	}
-	cm, err := r.rt.CompileModule(ctx, binary)
+	cm, err := r.rt.CompileModule(ctx, mergeDataSegments(binary))
 	if err != nil {
+		if _, origErr := r.rt.CompileModule(ctx, binary); origErr != nil {
+			err = origErr // the error of the module as sent
+		}
 		return nil, fmt.Errorf("not a valid WebAssembly module: %w", err)
 	}
 	m := &Module{rt: r, compiled: cm, opts: opts, limitPages: pagesFor(opts.Limits.MemoryBytes)}

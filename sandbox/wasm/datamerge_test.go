@@ -1,0 +1,112 @@
+package wasm
+
+import (
+	"bytes"
+	"encoding/binary"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+)
+
+// goModule builds the graph.layout Go tool, a module with tens of thousands
+// of data segments.
+func goModule(t testing.TB) []byte {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds a Go WASM module")
+	}
+	out := filepath.Join(t.TempDir(), "layout.wasm")
+	cmd := exec.Command("go", "build", "-trimpath", "-o", out, ".")
+	cmd.Dir = filepath.Join("..", "..", "tools", "wasm", "graphlayout")
+	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, msg)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// initialMemory instantiates a module without running it and returns its
+// memory: what the data segments wrote.
+func initialMemory(t *testing.T, bin []byte) []byte {
+	t.Helper()
+	ctx := context.Background()
+	rt := wazero.NewRuntime(ctx)
+	defer rt.Close(ctx)
+	wasi_snapshot_preview1.MustInstantiate(ctx, rt)
+	mod, err := rt.InstantiateWithConfig(ctx, bin, wazero.NewModuleConfig().WithStartFunctions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem, _ := mod.Memory().Read(0, mod.Memory().Size())
+	return bytes.Clone(mem)
+}
+
+func TestMergeDataSegmentsKeepsMemory(t *testing.T) {
+	orig := goModule(t)
+	merged := mergeDataSegments(orig)
+	before, _ := parseDataSegmentsOf(orig)
+	after, _ := parseDataSegmentsOf(merged)
+	t.Logf("data segments: %d → %d; binary %d → %d bytes", before, after, len(orig), len(merged))
+	if after >= before || after == 0 {
+		t.Fatalf("data segments %d → %d: nothing merged", before, after)
+	}
+	if !bytes.Equal(initialMemory(t, orig), initialMemory(t, merged)) {
+		t.Fatal("the merged module starts with different memory")
+	}
+	if again := mergeDataSegments(merged); !bytes.Equal(again, merged) {
+		t.Error("merging twice changed the module again")
+	}
+}
+
+// parseDataSegmentsOf counts a module's data segments, for the test.
+func parseDataSegmentsOf(bin []byte) (int, bool) {
+	for i := 8; i < len(bin); {
+		id := bin[i]
+		size, n := binary.Uvarint(bin[i+1:])
+		body := bin[i+1+n : i+1+n+int(size)]
+		if id == 11 {
+			segs, ok := parseDataSegments(body)
+			return len(segs), ok
+		}
+		i += 1 + n + int(size)
+	}
+	return 0, false
+}
+
+func TestMergeDataSegmentsLeavesOthersAlone(t *testing.T) {
+	for _, name := range []string{"echo", "openfile", "memhog"} {
+		bin := fixture(t, name)
+		if got := mergeDataSegments(bin); !bytes.Equal(got, bin) && len(got) >= len(bin)+maxGap {
+			t.Errorf("%s: grew from %d to %d bytes", name, len(bin), len(got))
+		}
+	}
+	for _, bin := range [][]byte{nil, []byte("\x00asm"), []byte("\x00asm\x01\x00\x00\x00\x0b\xff\xff\xff\xff\x0f")} {
+		if got := mergeDataSegments(bin); !bytes.Equal(got, bin) {
+			t.Errorf("%q was rewritten to %q", bin, got)
+		}
+	}
+}
+
+// FuzzMergeDataSegments: any input comes back unchanged or as a module whose
+// merge is stable, never a panic.
+func FuzzMergeDataSegments(f *testing.F) {
+	for _, name := range []string{"echo", "openfile", "envargs"} {
+		f.Add(fixture(f, name))
+	}
+	f.Add([]byte("\x00asm\x01\x00\x00\x00\x0b\x07\x02\x00\x41\x00\x0b\x01\x61\x00\x41\x02\x0b\x01\x62"))
+	f.Fuzz(func(t *testing.T, bin []byte) {
+		out := mergeDataSegments(bin)
+		if !bytes.Equal(out, bin) && !bytes.Equal(mergeDataSegments(out), out) {
+			t.Fatalf("merge is not stable for %q", bin)
+		}
+	})
+}
