@@ -2,8 +2,8 @@ package wasm
 
 import (
 	"bytes"
-	"encoding/binary"
 	"context"
+	"encoding/binary"
 	"os"
 	"os/exec"
 	"path/filepath"
