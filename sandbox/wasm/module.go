@@ -50,8 +50,7 @@ func (m *Module) Call(ctx context.Context, args []byte) (json.RawMessage, *Error
 	defer c.cancel()
 	c.io = newInstanceIO(m.opts.Limits)
 	c.io.reset(c.ctx, c.cancel, args)
-	cfg := m.base.WithStdin(&c.io.stdin).WithStdout(&c.io.stdout).WithStderr(&c.io.stderr).WithNanosleep(c.io.sleep)
-	mod, err := m.rt.rt.InstantiateModule(experimental.WithMemoryAllocator(c.ctx, &c.io.mem), m.compiled, cfg)
+	mod, err := m.start(c) // runs _start
 	if mod != nil {
 		mod.Close(context.Background())
 	}
@@ -61,6 +60,14 @@ func (m *Module) Call(ctx context.Context, args []byte) (json.RawMessage, *Error
 		status, err = exit.ExitCode(), nil
 	}
 	return m.outcome(c, status, err)
+}
+
+// start makes an instance wired to c's streams, memory and clock, and runs
+// its start functions: _start for a command, _initialize for a reactor.
+func (m *Module) start(c *call) (api.Module, error) {
+	io := c.io
+	cfg := m.base.WithStdin(&io.stdin).WithStdout(&io.stdout).WithStderr(&io.stderr).WithNanosleep(io.sleep)
+	return m.rt.rt.InstantiateModule(experimental.WithMemoryAllocator(c.ctx, &io.mem), m.compiled, cfg)
 }
 
 // call is one call's context and streams.
@@ -162,16 +169,14 @@ func (m *Module) callPooled(ctx context.Context, args []byte) (json.RawMessage, 
 // instantiate makes a reactor instance and runs its initialisation, on the
 // first call's time.
 func (m *Module) instantiate(c *call) (*instance, error) {
-	io := c.io
-	cfg := m.base.WithStdin(&io.stdin).WithStdout(&io.stdout).WithStderr(&io.stderr).WithNanosleep(io.sleep)
-	mod, err := m.rt.rt.InstantiateModule(experimental.WithMemoryAllocator(c.ctx, &io.mem), m.compiled, cfg)
+	mod, err := m.start(c)
 	if err != nil {
 		if mod != nil {
 			mod.Close(context.Background())
 		}
 		return nil, err
 	}
-	return &instance{mod: mod, fn: mod.ExportedFunction(CallExport), io: io}, nil
+	return &instance{mod: mod, fn: mod.ExportedFunction(CallExport), io: c.io}, nil
 }
 
 // instance is a live reactor instance with its own streams.
@@ -191,8 +196,6 @@ type pool struct {
 
 // maxIdle bounds the idle instances kept per module: each holds its memory.
 const maxIdle = 8
-
-func newPool() *pool { return &pool{} }
 
 func (p *pool) get() *instance {
 	p.mu.Lock()

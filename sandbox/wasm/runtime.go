@@ -90,7 +90,7 @@ func (r *Runtime) Compile(ctx context.Context, binary []byte, opts ModuleOptions
 		WithFSConfig(fsc)
 	if opts.Pooled {
 		m.base = m.base.WithStartFunctions(m.initFuncs...)
-		m.pool = newPool()
+		m.pool = &pool{}
 	}
 	return m, nil
 }
