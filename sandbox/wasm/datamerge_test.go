@@ -4,35 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 )
-
-// goModule builds the graph.layout Go tool, a module with tens of thousands
-// of data segments.
-func goModule(t testing.TB) []byte {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("builds a Go WASM module")
-	}
-	out := filepath.Join(t.TempDir(), "layout.wasm")
-	cmd := exec.Command("go", "build", "-trimpath", "-o", out, ".")
-	cmd.Dir = filepath.Join("..", "..", "tools", "wasm", "graphlayout")
-	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, msg)
-	}
-	b, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
 
 // initialMemory instantiates a module without running it and returns its
 // memory: what the data segments wrote.
@@ -51,7 +27,7 @@ func initialMemory(t *testing.T, bin []byte) []byte {
 }
 
 func TestMergeDataSegmentsKeepsMemory(t *testing.T) {
-	orig := goModule(t)
+	orig := goModule(t, false)
 	merged := mergeDataSegments(orig)
 	before, _ := parseDataSegmentsOf(orig)
 	after, _ := parseDataSegmentsOf(merged)

@@ -61,9 +61,12 @@ func (io *instanceIO) stderrText() string {
 	return clip(strings.TrimSpace(string(io.stderr.buf)), maxMessage)
 }
 
-// stderrSuffix is stderrText for appending to another message.
+// stderrSuffix is the first paragraph of stderr, for appending to the
+// message of a crash: a runtime's goroutine or stack dump that follows it
+// (Go's "fatal error: out of memory" does) only buries the cause.
 func (io *instanceIO) stderrSuffix() string {
-	if s := io.stderrText(); s != "" {
+	s, _, _ := strings.Cut(io.stderrText(), "\n\n")
+	if s = strings.TrimSpace(s); s != "" {
 		return "; stderr: " + s
 	}
 	return ""
