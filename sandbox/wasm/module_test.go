@@ -326,3 +326,28 @@ func TestCacheDir(t *testing.T) {
 		t.Error("the cache directory stayed empty")
 	}
 }
+
+// Modules see the host's wall clock and random source, not wazero's
+// deterministic stand-ins.
+func TestRealClockAndRandom(t *testing.T) {
+	m := compile(t, newRuntime(t), "clockrand", ModuleOptions{})
+	var first struct{ Seconds, Random int64 }
+	for i := range 3 {
+		out, err := m.Call(context.Background(), []byte(`{}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got struct{ Seconds, Random int64 }
+		if err := json.Unmarshal(out, &got); err != nil {
+			t.Fatalf("%s: %v", out, err)
+		}
+		if d := got.Seconds - time.Now().Unix(); d < -60 || d > 60 {
+			t.Errorf("the module's clock says %d, the host's %d", got.Seconds, time.Now().Unix())
+		}
+		if i == 0 {
+			first = got
+		} else if got.Random == first.Random {
+			t.Errorf("call %d drew the same random number as the first: %d", i, got.Random)
+		}
+	}
+}
