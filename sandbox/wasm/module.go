@@ -151,8 +151,8 @@ func (m *Module) callPooled(ctx context.Context, args []byte) (json.RawMessage, 
 	switch {
 	case errors.As(err, &exit):
 		status, err = exit.ExitCode(), nil
-		if status == 0 {
-			status = 1 // the reactor exited (os.Exit(0)) instead of returning: it cannot serve again
+		if status == 0 { // os.Exit(0) in a reactor: the instance cannot serve again
+			err = errExitedReactor
 		}
 	case err == nil:
 		status = uint32(res[0])
@@ -165,6 +165,8 @@ func (m *Module) callPooled(ctx context.Context, args []byte) (json.RawMessage, 
 	}
 	return out, cerr
 }
+
+var errExitedReactor = errors.New("the reactor exited instead of returning from " + CallExport)
 
 // instantiate makes a reactor instance and runs its initialisation, on the
 // first call's time.
