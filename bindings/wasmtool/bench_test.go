@@ -3,11 +3,11 @@ package wasmtool
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
 	"github.com/codemode-dev/codemode/sandbox/wasm"
+	"github.com/codemode-dev/codemode/tools/wasm/wasmbuild"
 )
 
 // goTool builds the Go tool in tools/wasm/DIR as a command or as a reactor
@@ -15,15 +15,8 @@ import (
 func goTool(tb testing.TB, dir string, reactor bool) []byte {
 	tb.Helper()
 	out := filepath.Join(tb.TempDir(), "tool.wasm")
-	args := []string{"build", "-trimpath", "-o", out}
-	if reactor {
-		args = append(args, "-buildmode=c-shared")
-	}
-	cmd := exec.Command("go", append(args, ".")...)
-	cmd.Dir = filepath.Join("..", "..", "tools", "wasm", dir)
-	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		tb.Fatalf("go build %s: %v\n%s", dir, err, msg)
+	if err := wasmbuild.Module(context.Background(), dir, reactor, out); err != nil {
+		tb.Fatal(err)
 	}
 	b, err := os.ReadFile(out)
 	if err != nil {

@@ -4,11 +4,12 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/codemode-dev/codemode/tools/wasm/wasmbuild"
 )
 
 // goModules caches the graph.layout Go tool's builds per test binary.
@@ -26,15 +27,8 @@ func goModule(t testing.TB, reactor bool) []byte {
 		return b.([]byte)
 	}
 	out := filepath.Join(t.TempDir(), "layout.wasm")
-	args := []string{"build", "-trimpath", "-o", out}
-	if reactor {
-		args = append(args, "-buildmode=c-shared")
-	}
-	cmd := exec.Command("go", append(args, ".")...)
-	cmd.Dir = filepath.Join("..", "..", "tools", "wasm", "graphlayout")
-	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, msg)
+	if err := wasmbuild.Module(context.Background(), "graphlayout", reactor, out); err != nil {
+		t.Fatal(err)
 	}
 	b, err := os.ReadFile(out)
 	if err != nil {

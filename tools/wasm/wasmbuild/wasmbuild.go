@@ -27,15 +27,48 @@ const self = "github.com/codemode-dev/codemode/tools/wasm/wasmbuild"
 // module and returns the paths of the manifests written. It must run in the
 // codemode module or one that requires it, with go on PATH.
 func Build(ctx context.Context, outDir string) ([]string, error) {
-	out, err := goCmd(ctx, "", nil, "list", "-f", "{{.Dir}}", self)
+	toolsDir, err := locate(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("wasmbuild: locating tools/wasm: %w", err)
+		return nil, err
 	}
-	toolsDir := filepath.Dir(strings.TrimSpace(out))
 	if outDir == "" {
 		outDir = filepath.Join(toolsDir, "build")
 	}
 	return build(ctx, toolsDir, outDir)
+}
+
+// Module builds one tool, the directory tools/wasm/NAME, into the module out:
+// a reactor (for pooled, pure tools) or a command. Tests and benchmarks use it
+// to build a tool in both shapes.
+func Module(ctx context.Context, name string, reactor bool, out string) error {
+	toolsDir, err := locate(ctx)
+	if err != nil {
+		return err
+	}
+	if err := buildModule(ctx, filepath.Join(toolsDir, name), reactor, out); err != nil {
+		return fmt.Errorf("wasmbuild: %s: %w", name, err)
+	}
+	return nil
+}
+
+// locate finds tools/wasm in the source tree.
+func locate(ctx context.Context) (string, error) {
+	out, err := goCmd(ctx, "", nil, "list", "-f", "{{.Dir}}", self)
+	if err != nil {
+		return "", fmt.Errorf("wasmbuild: locating tools/wasm: %w", err)
+	}
+	return filepath.Dir(strings.TrimSpace(out)), nil
+}
+
+// buildModule runs go build for GOOS=wasip1 in a tool's directory.
+func buildModule(ctx context.Context, dir string, reactor bool, out string) error {
+	args := []string{"build", "-trimpath"}
+	if reactor {
+		args = append(args, "-buildmode=c-shared")
+	}
+	args = append(args, "-o", out, ".")
+	_, err := goCmd(ctx, dir, []string{"GOOS=wasip1", "GOARCH=wasm"}, args...)
+	return err
 }
 
 // tool is a tool directory and the manifest fields the build needs.
@@ -59,15 +92,9 @@ func build(ctx context.Context, toolsDir, outDir string) ([]string, error) {
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return nil, fmt.Errorf("wasmbuild: %w", err)
 	}
-	env := []string{"GOOS=wasip1", "GOARCH=wasm"}
 	var written []string
 	for _, t := range tools {
-		args := []string{"build", "-trimpath"}
-		if *t.Pure {
-			args = append(args, "-buildmode=c-shared")
-		}
-		args = append(args, "-o", filepath.Join(outDir, t.Module), ".")
-		if _, err := goCmd(ctx, t.dir, env, args...); err != nil {
+		if err := buildModule(ctx, t.dir, *t.Pure, filepath.Join(outDir, t.Module)); err != nil {
 			return written, fmt.Errorf("wasmbuild: %s: %w", t.manifest, err)
 		}
 		data, err := os.ReadFile(t.manifest)
