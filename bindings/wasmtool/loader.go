@@ -40,8 +40,13 @@ func NewLoader(ctx context.Context, opts Options) (*Loader, error) {
 	return &Loader{rt: rt}, nil
 }
 
-// Close releases every module loaded; their tools fail from then on.
+// Close stops the calls still running (they fail with canceled), waits for
+// them, and releases every module loaded; the tools fail from then on. If
+// ctx ends first, nothing is released (see wasm.Runtime.Close).
 func (l *Loader) Close(ctx context.Context) error {
+	if err := l.rt.Close(ctx); err != nil {
+		return err
+	}
 	l.mu.Lock()
 	mods := l.modules
 	l.modules = nil
@@ -49,7 +54,7 @@ func (l *Loader) Close(ctx context.Context) error {
 	for _, m := range mods {
 		m.Close(ctx)
 	}
-	return l.rt.Close(ctx)
+	return nil
 }
 
 // Load reads a manifest (NAME.tool.json), compiles the module it names and

@@ -120,8 +120,11 @@ func readSleb32(p []byte) (v int64, n int, ok bool) {
 		v |= int64(b&0x7f) << shift
 		shift += 7
 		if b < 0x80 {
-			if b&0x40 != 0 {
+			if shift < 64 && b&0x40 != 0 {
 				v |= -1 << shift
+			}
+			if v != int64(int32(v)) { // an i32.const the validator refuses: leave it to refuse
+				return 0, 0, false
 			}
 			return v, i + 1, true
 		}
@@ -130,21 +133,14 @@ func readSleb32(p []byte) (v int64, n int, ok bool) {
 }
 
 // mergeNearby merges runs of segments whose gaps are at most maxGap; each
-// merged segment is allocated once.
+// merged segment is allocated once. It returns segs unchanged when merging
+// would more than double the data (segments that are mostly gaps, such as
+// empty ones 4 KiB apart): a hostile module must not make loading allocate
+// gigabytes.
 func mergeNearby(segs []segment) []segment {
-	var out []segment
-	flush := func(run []segment) {
-		if len(run) == 1 {
-			out = append(out, run[0])
-			return
-		}
-		first, last := run[0], run[len(run)-1]
-		init := make([]byte, last.offset-first.offset+uint32(len(last.init)))
-		for _, s := range run {
-			copy(init[s.offset-first.offset:], s.init)
-		}
-		out = append(out, segment{offset: first.offset, init: init})
-	}
+	type run struct{ from, to int } // segs[from:to]
+	var runs []run
+	var data, merged uint64
 	start := 0
 	for i := 1; i <= len(segs); i++ {
 		if i < len(segs) {
@@ -153,8 +149,29 @@ func mergeNearby(segs []segment) []segment {
 				continue
 			}
 		}
-		flush(segs[start:i])
+		first, last := segs[start], segs[i-1]
+		merged += uint64(last.offset-first.offset) + uint64(len(last.init))
+		runs = append(runs, run{start, i})
 		start = i
+	}
+	for _, s := range segs {
+		data += uint64(len(s.init))
+	}
+	if len(runs) == len(segs) || merged > 2*data+maxGap {
+		return segs
+	}
+	out := make([]segment, 0, len(runs))
+	for _, r := range runs {
+		first, last := segs[r.from], segs[r.to-1]
+		if r.to-r.from == 1 {
+			out = append(out, first)
+			continue
+		}
+		init := make([]byte, last.offset-first.offset+uint32(len(last.init)))
+		for _, s := range segs[r.from:r.to] {
+			copy(init[s.offset-first.offset:], s.init)
+		}
+		out = append(out, segment{offset: first.offset, init: init})
 	}
 	return out
 }

@@ -86,3 +86,36 @@ func FuzzMergeDataSegments(f *testing.F) {
 		}
 	})
 }
+
+// A module of empty segments 4 KiB apart would merge into gigabytes of
+// zeros; it is left as it is.
+func TestMergeDataSegmentsRefusesAmplification(t *testing.T) {
+	var data []byte
+	const n = 100_000
+	data = binary.AppendUvarint(data, n)
+	for i := range n {
+		data = append(data, 0, 0x41)
+		data = appendSleb(data, int64(i*maxGap))
+		data = append(data, 0x0b, 0) // no bytes
+	}
+	bin := []byte("\x00asm\x01\x00\x00\x00")
+	bin = append(bin, 5, 3, 1, 0, 0) // memory section: one memory, min 0
+	bin = append(bin, 11)
+	bin = binary.AppendUvarint(bin, uint64(len(data)))
+	bin = append(bin, data...)
+	if got := mergeDataSegments(bin); !bytes.Equal(got, bin) {
+		t.Fatalf("rewritten from %d to %d bytes", len(bin), len(got))
+	}
+}
+
+// An offset that is no i32 is the validator's to refuse, not ours to wrap.
+func TestMergeDataSegmentsKeepsInvalidOffsets(t *testing.T) {
+	bin := []byte("\x00asm\x01\x00\x00\x00" +
+		"\x05\x03\x01\x00\x01" + // memory section: min 1
+		"\x0b\x11\x02" + // data section (17 bytes), 2 segments
+		"\x00\x41\x80\x80\x80\x80\x10\x0b\x01a" + // offset 2^32: no i32
+		"\x00\x41\x08\x0b\x01b")
+	if got := mergeDataSegments(bin); !bytes.Equal(got, bin) {
+		t.Fatalf("rewrote a module with an invalid offset: %x", got)
+	}
+}

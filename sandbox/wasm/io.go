@@ -5,7 +5,9 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"runtime"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -18,14 +20,13 @@ type instanceIO struct {
 	stdin  bytes.Reader
 	stdout capped
 	stderr capped
-	mem    limitedMemory
+	mem    *limitedMemory
 	ctx    context.Context // the current call's, for sleep
 }
 
 func newInstanceIO(lim Limits) *instanceIO {
-	io := &instanceIO{}
+	io := &instanceIO{mem: &limitedMemory{limit: uint64(pagesFor(lim.MemoryBytes)) * pageSize}}
 	io.stdout.max, io.stderr.max = lim.MaxStdoutBytes, lim.MaxStderrBytes
-	io.mem.limit = uint64(pagesFor(lim.MemoryBytes)) * pageSize
 	return io
 }
 
@@ -132,10 +133,21 @@ func (c *capped) Write(p []byte) (int, error) {
 type limitedMemory struct {
 	buf     []byte
 	limit   uint64
-	maxSize uint64 // the module's own declared maximum, or the limit
-	mapped  []byte // the reservation, once mapped; buf is a prefix of it
-	refused uint64 // the size of the largest refused request, in this call
+	maxSize uint64   // the module's own declared maximum, or the limit
+	mapped  *mapping // the reservation, once mapped; buf is a prefix of it
+	refused uint64   // the size of the largest refused request, in this call
 }
+
+// mapping is a reservation made by mapMemory, unmapped exactly once: by the
+// instance's owner once the instance is closed, or by a cleanup when the
+// memory became unreachable without that (an instance closed by wazero on
+// its own, which then skips our release).
+type mapping struct {
+	b    []byte
+	once sync.Once
+}
+
+func (mp *mapping) unmap() { mp.once.Do(func() { unmapMemory(mp.b) }) }
 
 // smallMemory is the size up to which linear memory stays in the Go heap.
 const smallMemory = 1 << 20
@@ -158,15 +170,16 @@ func (m *limitedMemory) Reallocate(size uint64) []byte {
 	case size > m.maxSize: // over the module's own declared maximum
 		return nil
 	case m.mapped != nil:
-		m.buf = m.mapped[:size]
+		m.buf = m.mapped.b[:size]
 		return m.buf
 	case size <= uint64(cap(m.buf)):
 		m.buf = m.buf[:size] // memory only grows: the bytes past the old length are still zero
 		return m.buf
 	case size > smallMemory:
-		if mapped := mapMemory(m.maxSize); mapped != nil {
-			copy(mapped, m.buf)
-			m.mapped, m.buf = mapped, mapped[:size]
+		if b := mapMemory(m.maxSize); b != nil {
+			copy(b, m.buf)
+			m.mapped, m.buf = &mapping{b: b}, b[:size]
+			runtime.AddCleanup(m, (*mapping).unmap, m.mapped)
 			return m.buf
 		}
 	}
@@ -178,11 +191,18 @@ func (m *limitedMemory) Reallocate(size uint64) []byte {
 	return buf
 }
 
-func (m *limitedMemory) Free() {
+// Free does nothing: wazero calls it when the instance is closed, which can
+// happen on another goroutine while the module still runs (Runtime.Close,
+// an instance closed at its deadline), and unmapping then would crash the
+// process. The owner calls release once the module has stopped.
+func (m *limitedMemory) Free() {}
+
+// release unmaps the memory; the instance must be closed and not running.
+func (m *limitedMemory) release() {
 	if m.mapped != nil {
-		unmapMemory(m.mapped)
+		m.mapped.unmap()
 	}
-	m.buf, m.mapped = nil, nil
+	m.buf = nil
 }
 
 // cryptoRand is the modules' random source: the host's, not wazero's

@@ -43,17 +43,22 @@ func (m *Module) Close(ctx context.Context) error {
 // Call runs the module once with args (JSON) on stdin and returns what it
 // wrote to stdout, which is checked to be one JSON value.
 func (m *Module) Call(ctx context.Context, args []byte) (json.RawMessage, *Error) {
-	if m.pool != nil {
-		return m.callPooled(ctx, args)
+	if !m.rt.enter() {
+		return nil, errClosed(m.opts.Name)
 	}
-	c := newCall(ctx, m.opts.Limits)
-	defer c.cancel()
+	defer m.rt.calls.Done()
+	c := newCall(ctx, m.rt.closing, m.opts.Limits)
+	defer c.end()
+	if m.pool != nil {
+		return m.callPooled(c, args)
+	}
 	c.io = newInstanceIO(m.opts.Limits)
 	c.io.reset(c.ctx, c.cancel, args)
 	mod, err := m.start(c) // runs _start
 	if mod != nil {
 		mod.Close(context.Background())
 	}
+	c.io.mem.release()
 	status := uint32(0)
 	var exit *sys.ExitError
 	if errors.As(err, &exit) {
@@ -67,20 +72,31 @@ func (m *Module) Call(ctx context.Context, args []byte) (json.RawMessage, *Error
 func (m *Module) start(c *call) (api.Module, error) {
 	io := c.io
 	cfg := m.base.WithStdin(&io.stdin).WithStdout(&io.stdout).WithStderr(&io.stderr).WithNanosleep(io.sleep)
-	return m.rt.rt.InstantiateModule(experimental.WithMemoryAllocator(c.ctx, &io.mem), m.compiled, cfg)
+	return m.rt.rt.InstantiateModule(experimental.WithMemoryAllocator(c.ctx, io.mem), m.compiled, cfg)
 }
 
 // call is one call's context and streams.
 type call struct {
-	parent context.Context
-	ctx    context.Context
-	cancel context.CancelFunc
-	io     *instanceIO
+	parent  context.Context
+	closing context.Context // the runtime's: done once it is being closed
+	ctx     context.Context
+	cancel  context.CancelFunc
+	unhook  func() bool
+	io      *instanceIO
 }
 
-func newCall(parent context.Context, lim Limits) *call {
+func newCall(parent, closing context.Context, lim Limits) *call {
 	ctx, cancel := context.WithTimeout(parent, lim.Timeout)
-	return &call{parent: parent, ctx: ctx, cancel: cancel}
+	return &call{parent: parent, closing: closing, ctx: ctx, cancel: cancel, unhook: context.AfterFunc(closing, cancel)}
+}
+
+func (c *call) end() {
+	c.unhook()
+	c.cancel()
+}
+
+func errClosed(name string) *Error {
+	return &Error{Code: CodeCanceled, Message: fmt.Sprintf("tool %q was stopped: its runtime was closed", name)}
 }
 
 // outcome turns how a call ended into its result or error. status is the
@@ -96,6 +112,8 @@ func (m *Module) outcome(c *call, status uint32, err error) (json.RawMessage, *E
 		return nil, &Error{Code: CodeOutputLimit, Message: fmt.Sprintf("tool %q wrote more than %d bytes to stdout", name, lim.MaxStdoutBytes)}
 	case io.stderr.over:
 		return nil, &Error{Code: CodeOutputLimit, Message: fmt.Sprintf("tool %q wrote more than %d bytes to stderr", name, lim.MaxStderrBytes)}
+	case c.closing.Err() != nil:
+		return nil, errClosed(name)
 	case c.parent.Err() != nil:
 		code := CodeCanceled
 		if errors.Is(c.parent.Err(), context.DeadlineExceeded) {
@@ -129,9 +147,7 @@ func (m *Module) outcome(c *call, status uint32, err error) (json.RawMessage, *E
 // callPooled runs the call on an idle instance, or a new one. An instance
 // goes back to the pool only after a call that succeeded: a failure may have
 // left it in any state.
-func (m *Module) callPooled(ctx context.Context, args []byte) (json.RawMessage, *Error) {
-	c := newCall(ctx, m.opts.Limits)
-	defer c.cancel()
+func (m *Module) callPooled(c *call, args []byte) (json.RawMessage, *Error) {
 	inst := m.pool.get()
 	if inst != nil {
 		c.io = inst.io
@@ -159,7 +175,7 @@ func (m *Module) callPooled(ctx context.Context, args []byte) (json.RawMessage, 
 	}
 	out, cerr := m.outcome(c, status, err)
 	if cerr != nil {
-		inst.mod.Close(context.Background())
+		inst.close()
 	} else {
 		m.pool.put(inst)
 	}
@@ -172,10 +188,14 @@ var errExitedReactor = errors.New("the reactor exited instead of returning from 
 // first call's time.
 func (m *Module) instantiate(c *call) (*instance, error) {
 	mod, err := m.start(c)
+	if err == nil && mod.IsClosed() { // _initialize exited: wazero reports exit 0 as no error
+		err = errExitedReactor
+	}
 	if err != nil {
 		if mod != nil {
 			mod.Close(context.Background())
 		}
+		c.io.mem.release()
 		return nil, err
 	}
 	return &instance{mod: mod, fn: mod.ExportedFunction(CallExport), io: c.io}, nil
@@ -186,6 +206,13 @@ type instance struct {
 	mod api.Module
 	fn  api.Function
 	io  *instanceIO
+}
+
+// close closes the instance and then releases its memory: wazero's own
+// release is deferred to here (see limitedMemory.Free).
+func (inst *instance) close() {
+	inst.mod.Close(context.Background())
+	inst.io.mem.release()
 }
 
 // pool keeps idle instances of a pooled module, as many as calls ran at
@@ -202,10 +229,13 @@ const maxIdle = 8
 func (p *pool) get() *instance {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if n := len(p.idle); n > 0 {
+	for n := len(p.idle); n > 0; n = len(p.idle) {
 		inst := p.idle[n-1]
 		p.idle = p.idle[:n-1]
-		return inst
+		if !inst.mod.IsClosed() {
+			return inst
+		}
+		inst.io.mem.release() // closed from outside while idle
 	}
 	return nil
 }
@@ -218,7 +248,7 @@ func (p *pool) put(inst *instance) {
 	}
 	p.mu.Unlock()
 	if inst != nil {
-		inst.mod.Close(context.Background())
+		inst.close()
 	}
 }
 
@@ -228,7 +258,7 @@ func (p *pool) close(ctx context.Context) {
 	p.idle, p.closed = nil, true
 	p.mu.Unlock()
 	for _, inst := range idle {
-		inst.mod.Close(ctx)
+		inst.close()
 	}
 }
 

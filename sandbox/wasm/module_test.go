@@ -351,3 +351,50 @@ func TestRealClockAndRandom(t *testing.T) {
 		}
 	}
 }
+
+// A reactor that exits while initialising fails the call; it must not be
+// called on its closed instance (whose memory is gone).
+func TestReactorExitingInInitialize(t *testing.T) {
+	m := compile(t, newRuntime(t), "reactor_exit", ModuleOptions{Pooled: true})
+	for range 2 {
+		_, err := m.Call(context.Background(), []byte(`{}`))
+		if err == nil || err.Code != CodeToolError || !strings.Contains(err.Message, "exited instead of returning") {
+			t.Fatalf("got %v, want tool_error: the reactor exited", err)
+		}
+	}
+}
+
+// Closing a runtime while modules run stops them first: the calls fail with
+// canceled, later calls too, and nothing is released under a running module.
+func TestCloseWhileRunning(t *testing.T) {
+	r, err := NewRuntime(context.Background(), Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := compile(t, r, "spin", ModuleOptions{})
+	pooled := compile(t, r, "reactor_echo", ModuleOptions{Pooled: true})
+	if _, err := pooled.Call(context.Background(), []byte(`1`)); err != nil { // leaves an idle instance
+		t.Fatal(err)
+	}
+	errs := make(chan *Error, 4)
+	for range 4 {
+		go func() {
+			_, err := fresh.Call(context.Background(), nil)
+			errs <- err
+		}()
+	}
+	time.Sleep(50 * time.Millisecond)
+	if err := r.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for range 4 {
+		if err := <-errs; err == nil || err.Code != CodeCanceled || !strings.Contains(err.Message, "runtime was closed") {
+			t.Errorf("a running call: %v, want canceled", err)
+		}
+	}
+	for _, m := range []*Module{fresh, pooled} {
+		if _, err := m.Call(context.Background(), []byte(`1`)); err == nil || err.Code != CodeCanceled {
+			t.Errorf("a call after Close: %v, want canceled", err)
+		}
+	}
+}

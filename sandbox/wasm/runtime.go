@@ -7,6 +7,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -19,6 +20,14 @@ import (
 type Runtime struct {
 	rt    wazero.Runtime
 	cache wazero.CompilationCache
+
+	// closing ends every running call when Close starts; calls counts
+	// them, so that Close frees nothing a running module still uses.
+	closing context.Context
+	stop    context.CancelFunc
+	mu      sync.Mutex
+	closed  bool
+	calls   sync.WaitGroup
 }
 
 // wasiModule is the only module a tool may import from.
@@ -45,16 +54,46 @@ func NewRuntime(ctx context.Context, cfg Config) (*Runtime, error) {
 		cache.Close(ctx)
 		return nil, fmt.Errorf("wasm: WASI: %w", err)
 	}
-	return &Runtime{rt: rt, cache: cache}, nil
+	closing, stop := context.WithCancel(context.Background())
+	return &Runtime{rt: rt, cache: cache, closing: closing, stop: stop}, nil
 }
 
-// Close releases every module compiled by r and the runtime itself.
+// Close stops the calls still running (they fail with canceled), waits for
+// them to return, and releases every module compiled by r and the runtime
+// itself. If ctx ends before the calls have returned (a module blocked in a
+// host call), Close returns ctx's error and releases nothing: freeing memory
+// and code a module still runs would crash the process.
 func (r *Runtime) Close(ctx context.Context) error {
+	r.mu.Lock()
+	r.closed = true
+	r.mu.Unlock()
+	r.stop()
+	done := make(chan struct{})
+	go func() {
+		r.calls.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		return fmt.Errorf("wasm: closing the runtime: calls still running: %w", ctx.Err())
+	}
 	err := r.rt.Close(ctx)
 	if cerr := r.cache.Close(ctx); err == nil {
 		err = cerr
 	}
 	return err
+}
+
+// enter registers a call; it fails once Close has started.
+func (r *Runtime) enter() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return false
+	}
+	r.calls.Add(1)
+	return true
 }
 
 // Compile compiles a module and checks that it can be a tool: it imports
