@@ -20,31 +20,23 @@ import (
 // section (so no instruction can name a segment). Anything else, including
 // a malformed module, is returned unchanged for the compiler to judge.
 func mergeDataSegments(bin []byte) []byte {
-	const dataSection, dataCountSection = 11, 12
-	if len(bin) < 8 || string(bin[:4]) != "\x00asm" {
+	secs, ok := sections(bin)
+	if !ok {
 		return bin
 	}
-	var dataStart, dataEnd int // the data section, header included
-	var payload []byte
-	for i := 8; i < len(bin); {
-		id := bin[i]
-		size, n := binary.Uvarint(bin[i+1:])
-		if n <= 0 || size > uint64(len(bin)-i-1-n) {
-			return bin
-		}
-		body := bin[i+1+n : i+1+n+int(size)]
-		switch id {
+	var data *section
+	for i := range secs {
+		switch secs[i].id {
 		case dataCountSection:
 			return bin
 		case dataSection:
-			dataStart, dataEnd, payload = i, i+1+n+int(size), body
+			data = &secs[i]
 		}
-		i += 1 + n + int(size)
 	}
-	if payload == nil {
+	if data == nil {
 		return bin
 	}
-	segs, ok := parseDataSegments(payload)
+	segs, ok := parseDataSegments(data.body)
 	if !ok {
 		return bin
 	}
@@ -52,13 +44,7 @@ func mergeDataSegments(bin []byte) []byte {
 	if len(merged) == len(segs) {
 		return bin
 	}
-	section := encodeDataSegments(merged)
-	out := make([]byte, 0, len(bin)-(dataEnd-dataStart)+len(section)+binary.MaxVarintLen32+1)
-	out = append(out, bin[:dataStart]...)
-	out = append(out, dataSection)
-	out = binary.AppendUvarint(out, uint64(len(section)))
-	out = append(out, section...)
-	return append(out, bin[dataEnd:]...)
+	return replaceSection(bin, *data, encodeDataSegments(merged))
 }
 
 // segment is an active data segment of memory 0.

@@ -73,13 +73,20 @@ func TestMergeDataSegmentsLeavesOthersAlone(t *testing.T) {
 }
 
 // FuzzMergeDataSegments: any input comes back unchanged or as a module whose
-// merge is stable, never a panic.
+// merge is stable, never a panic; boundTables never panics either, and
+// bounds a second time without change.
 func FuzzMergeDataSegments(f *testing.F) {
 	for _, name := range []string{"echo", "openfile", "envargs"} {
 		f.Add(fixture(f, name))
 	}
 	f.Add([]byte("\x00asm\x01\x00\x00\x00\x0b\x07\x02\x00\x41\x00\x0b\x01\x61\x00\x41\x02\x0b\x01\x62"))
+	f.Add(fixture(f, "tablegrow"))
 	f.Fuzz(func(t *testing.T, bin []byte) {
+		if bounded, err := boundTables(bin); err == nil {
+			if again, _ := boundTables(bounded); !bytes.Equal(again, bounded) {
+				t.Fatalf("bounding tables is not stable for %q", bin)
+			}
+		}
 		out := mergeDataSegments(bin)
 		if !bytes.Equal(out, bin) && !bytes.Equal(mergeDataSegments(out), out) {
 			t.Fatalf("merge is not stable for %q", bin)

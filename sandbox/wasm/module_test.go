@@ -398,3 +398,22 @@ func TestCloseWhileRunning(t *testing.T) {
 		}
 	}
 }
+
+// Tables are outside the memory limit: their growth is capped, and a module
+// whose tables start too large is refused.
+func TestTablesAreBounded(t *testing.T) {
+	r := newRuntime(t)
+	out, err := compile(t, r, "tablegrow", ModuleOptions{}).Call(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct{ Size int }
+	if err := json.Unmarshal(out, &got); err != nil || got.Size > tableGrowth || got.Size <= tableGrowth-1024 {
+		t.Errorf("tablegrow: %s, want a table grown to within 1024 entries of %d", out, tableGrowth)
+	}
+	// A table of 2^21 entries with no maximum.
+	bin := []byte("\x00asm\x01\x00\x00\x00" + "\x04\x07\x01\x70\x00\x80\x80\x80\x01")
+	if _, err := r.Compile(context.Background(), bin, ModuleOptions{}); err == nil || !strings.Contains(err.Error(), "tables may start with 1048576") {
+		t.Errorf("a 2^21-entry table: %v", err)
+	}
+}

@@ -109,7 +109,11 @@ func (r *Runtime) Compile(ctx context.Context, binary []byte, opts ModuleOptions
 	if err != nil {
 		return nil, err
 	}
-	cm, err := r.rt.CompileModule(ctx, mergeDataSegments(binary))
+	bounded, err := boundTables(binary)
+	if err != nil {
+		return nil, err
+	}
+	cm, err := r.rt.CompileModule(ctx, mergeDataSegments(bounded))
 	if err != nil {
 		if _, origErr := r.rt.CompileModule(ctx, binary); origErr != nil {
 			err = origErr // the error of the module as sent
