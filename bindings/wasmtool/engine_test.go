@@ -30,15 +30,6 @@ func wasmEngine(t *testing.T, b *engine.Builder) *engine.Engine {
 	return eng
 }
 
-// fixtureManifest's inputSchema comes first; a later one in extra wins, as
-// encoding/json keeps the last duplicate key. Check that assumption here.
-func TestManifestLastKeyWins(t *testing.T) {
-	m, err := ParseManifest([]byte(fixtureManifest("a", "echo", `, "inputSchema": {"type": "object", "required": ["n"]}`)), "/", "a.tool.json")
-	if err != nil || !strings.Contains(string(m.InputSchema), "required") {
-		t.Fatalf("%s, %v", m.InputSchema, err)
-	}
-}
-
 func TestBatchWithWasmTools(t *testing.T) {
 	var mu sync.Mutex
 	var events []string

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/codemode-dev/codemode/engine"
@@ -72,17 +73,19 @@ func (l *Loader) Load(ctx context.Context, manifestPath string) (engine.Tool, er
 // every broken manifest or module at once; a directory without manifests
 // is an error too.
 func (l *Loader) LoadDir(ctx context.Context, dir string) ([]engine.Tool, error) {
-	paths, err := filepath.Glob(filepath.Join(dir, "*"+ManifestSuffix))
+	entries, err := os.ReadDir(dir) // sorted; and unlike a glob, any directory name works
 	if err != nil {
 		return nil, err
 	}
-	if len(paths) == 0 {
-		if _, err := os.Stat(dir); err != nil {
-			return nil, err
+	var paths []string
+	for _, e := range entries {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ManifestSuffix) {
+			paths = append(paths, filepath.Join(dir, e.Name()))
 		}
+	}
+	if len(paths) == 0 {
 		return nil, fmt.Errorf("%s: no WASM tools (no *%s files)", dir, ManifestSuffix)
 	}
-	sort.Strings(paths)
 	tools := make([]engine.Tool, len(paths))
 	errs := make([]error, len(paths))
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))

@@ -25,11 +25,14 @@ func writeTool(t testing.TB, dir, file, manifest string) {
 }
 
 // fixtureManifest is a manifest for fixture name under the tool name tool,
-// with extra fields (",\"timeout\": \"100ms\"").
+// with extra fields (",\"timeout\": \"100ms\""); the input schema is
+// {"type": "object"} unless extra has one.
 func fixtureManifest(tool, fixture, extra string) string {
+	if !strings.Contains(extra, `"inputSchema"`) {
+		extra = `, "inputSchema": {"type": "object"}` + extra
+	}
 	return `{"name": "` + tool + `", "description": "The ` + fixture + ` fixture.",
-	  "module": "` + filepath.Join(fixtureDir, fixture+".wasm") + `",
-	  "inputSchema": {"type": "object"}` + extra + `}`
+	  "module": "` + filepath.Join(fixtureDir, fixture+".wasm") + `"` + extra + `}`
 }
 
 func newLoader(t testing.TB) *Loader {
@@ -43,7 +46,10 @@ func newLoader(t testing.TB) *Loader {
 }
 
 func TestLoadDir(t *testing.T) {
-	dir := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "tools [v2]*") // glob characters in the name
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	writeTool(t, dir, "echo.tool.json", fixtureManifest("fx.echo", "echo", `, "annotations": {"readOnlyHint": true}`))
 	writeTool(t, dir, "pooled.tool.json", fixtureManifest("fx.pooled", "reactor_echo", `, "pure": true`))
 	writeTool(t, dir, "notes.json", `not a manifest: other JSON in the directory is left alone`)

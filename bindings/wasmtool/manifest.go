@@ -73,8 +73,16 @@ func ParseManifest(data []byte, dir, base string) (Manifest, error) {
 	if dec.More() {
 		return Manifest{}, errors.New("manifest: unexpected data after the JSON object")
 	}
-	var errs []error
+	given, errs := checkFieldNames(data)
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	for _, f := range []struct {
+		name string
+		zero bool
+	}{{"memory", m.Memory == 0}, {"timeout", m.Timeout == 0}, {"maxOutput", m.MaxOutput == 0}} {
+		if given[f.name] && f.zero {
+			bad("%s: 0 is no limit codemode can use; leave the field out for the default", f.name)
+		}
+	}
 	if !engine.ValidName(m.Name) {
 		bad("name %q: want identifier segments ([A-Za-z_][A-Za-z0-9_]*) joined by dots, e.g. graph.layout", m.Name)
 	}
@@ -112,6 +120,9 @@ func ParseManifest(data []byte, dir, base string) (Manifest, error) {
 		if mt.Host == "" || mt.Guest == "" {
 			bad("mounts[%d]: want both host and guest", i)
 			continue
+		}
+		if !wasm.ValidGuestPath(mt.Guest) {
+			bad("mounts[%d].guest %q: want an absolute, clean path such as /data", i, mt.Guest)
 		}
 		if !filepath.IsAbs(mt.Host) {
 			mt.Host = filepath.Join(dir, mt.Host)

@@ -85,6 +85,13 @@ func TestParseManifestStrict(t *testing.T) {
 		`{"name": "a", "description": "d", "inputSchema": {"type": "object"}, "memory": -1}`:      "invalid size -1",
 		`{"name": "a", "description": "d", "inputSchema": {"type": "object"}, "timeout": "soon"}`: `invalid duration "soon"`,
 		`[]`: "cannot unmarshal array",
+		`{"name": "a", "description": "d", "inputSchema": {"type": "object"}, "MEMORY": "1MiB"}`:                         `MEMORY: no such field (names are case-sensitive)`,
+		`{"name": "a", "description": "d", "inputSchema": {"type": "object"}, "memory": "1MiB", "memory": "2MiB"}`:       "memory: given twice",
+		`{"name": "a", "description": "d", "inputSchema": {"type": "object"}, "annotations": {"readonlyhint": true}}`:    "annotations.readonlyhint: no such field",
+		`{"name": "a", "description": "d", "inputSchema": {"type": "object"}, "mounts": [{"Host": "x", "guest": "/x"}]}`: "mounts[0].Host: no such field",
+		`{"name": "a", "description": "d", "inputSchema": {"type": "object"}, "mounts": [{"host": "x", "guest": "x/"}]}`: `mounts[0].guest "x/": want an absolute, clean path`,
+		`{"name": "a", "description": "d", "inputSchema": {"type": "object"}, "memory": 0}`:                              "memory: 0 is no limit",
+		`{"name": "a", "description": "d", "inputSchema": {"type": "object"}, "timeout": "0s"}`:                          "timeout: 0 is no limit",
 	} {
 		_, err := ParseManifest([]byte(doc), "/t", "a.tool.json")
 		if err == nil || !strings.Contains(err.Error(), want) {

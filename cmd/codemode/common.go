@@ -65,6 +65,10 @@ func (c *common) loadWasm(ctx context.Context) ([]engine.Tool, error) {
 		opts.CacheDir = ""
 	}
 	l, err := wasmtool.NewLoader(ctx, opts)
+	if err != nil && c.wasmCache == defaultWasmCache() {
+		// The default cache is a convenience: without it, compile every time.
+		l, err = wasmtool.NewLoader(ctx, wasmtool.Options{})
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -89,3 +89,17 @@ func TestWasmDirErrors(t *testing.T) {
 		}
 	}
 }
+
+// An unusable default cache directory does not stop a command: it compiles
+// without one. A cache directory given with --wasm-cache must work.
+func TestWasmCacheFallback(t *testing.T) {
+	dir := fixtureTools(t, echoTool)
+	t.Setenv("XDG_CACHE_HOME", "/proc/no-such-dir")
+	t.Setenv("HOME", "/proc/no-such-dir")
+	if _, errs, code := cli(t, "", "tools", "--wasm-dir", dir); code != 0 {
+		t.Errorf("default cache unusable: exit %d, %s", code, errs)
+	}
+	if _, errs, code := cli(t, "", "tools", "--wasm-dir", dir, "--wasm-cache", "/proc/no-such-dir"); code != exitUsage || !strings.Contains(errs, "compilation cache") {
+		t.Errorf("--wasm-cache unusable: exit %d, %s", code, errs)
+	}
+}

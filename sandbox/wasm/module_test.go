@@ -237,6 +237,12 @@ func TestCompileErrors(t *testing.T) {
 		problem string
 	}{
 		{"garbage", []byte("not wasm"), ModuleOptions{}, "not a valid WebAssembly module"},
+		// (import "wasi_snapshot_preview1" "no_such_call" (func)) and
+		// (import "wasi_snapshot_preview1" "proc_exit" (func)): no such
+		// function, and proc_exit without its i32 parameter.
+		{"unknown WASI import", []byte("\x00asm\x01\x00\x00\x00\x01\x04\x01\x60\x00\x00" +
+			"\x02\x4a\x02\x16wasi_snapshot_preview1\x0cno_such_call\x00\x00\x16wasi_snapshot_preview1\x09proc_exit\x00\x00"),
+			ModuleOptions{}, "no_such_call, which WASI preview 1 does not have; imports wasi_snapshot_preview1.proc_exit with the wrong signature"},
 		{"reactor as command", fixture(t, "reactor_echo"), ModuleOptions{}, "declare the tool pure"},
 		{"command as pooled", fixture(t, "echo"), ModuleOptions{Pooled: true}, "exports no codemode_call"},
 		{"memory over limit", fixture(t, "echo"), ModuleOptions{Limits: Limits{MemoryBytes: MaxMemoryBytes + 1}}, "over WebAssembly's 4 GiB"},

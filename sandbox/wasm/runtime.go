@@ -143,10 +143,17 @@ func (r *Runtime) Compile(ctx context.Context, binary []byte, opts ModuleOptions
 func (m *Module) checkShape() error {
 	cm := m.compiled
 	var problems []string
+	wasi := m.rt.rt.Module(wasiModule).ExportedFunctionDefinitions()
 	for _, f := range cm.ImportedFunctions() {
 		mod, name, _ := f.Import()
-		if mod != wasiModule {
+		w, ok := wasi[name]
+		switch {
+		case mod != wasiModule:
 			problems = append(problems, fmt.Sprintf("imports %s.%s (a tool may import only %s)", mod, name, wasiModule))
+		case !ok:
+			problems = append(problems, fmt.Sprintf("imports %s.%s, which WASI preview 1 does not have", mod, name))
+		case !slices.Equal(f.ParamTypes(), w.ParamTypes()) || !slices.Equal(f.ResultTypes(), w.ResultTypes()):
+			problems = append(problems, fmt.Sprintf("imports %s.%s with the wrong signature", mod, name))
 		}
 	}
 	if len(cm.ImportedMemories()) > 0 {
@@ -190,7 +197,7 @@ func mountConfig(mounts []Mount) (wazero.FSConfig, error) {
 	fsc := wazero.NewFSConfig()
 	seen := map[string]bool{}
 	for _, mt := range mounts {
-		if !path.IsAbs(mt.GuestPath) || path.Clean(mt.GuestPath) != mt.GuestPath {
+		if !ValidGuestPath(mt.GuestPath) {
 			return nil, fmt.Errorf("mount %q: the guest path must be absolute and clean (like /data)", mt.GuestPath)
 		}
 		if seen[mt.GuestPath] {
@@ -208,6 +215,10 @@ func mountConfig(mounts []Mount) (wazero.FSConfig, error) {
 	}
 	return fsc, nil
 }
+
+// ValidGuestPath reports whether p can be a mount's guest path: absolute and
+// clean, like /data.
+func ValidGuestPath(p string) bool { return path.IsAbs(p) && path.Clean(p) == p }
 
 // pagesFor rounds bytes up to 64 KiB pages.
 func pagesFor(bytes int64) uint32 { return uint32((bytes + pageSize - 1) / pageSize) }
