@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -421,5 +423,51 @@ func TestTablesAreBounded(t *testing.T) {
 	bin := []byte("\x00asm\x01\x00\x00\x00" + "\x04\x07\x01\x70\x00\x80\x80\x80\x01")
 	if _, err := r.Compile(context.Background(), bin, ModuleOptions{}); err == nil || !strings.Contains(err.Error(), "tables may start with 1048576") {
 		t.Errorf("a 2^21-entry table: %v", err)
+	}
+}
+
+// A named pipe in a mounted directory is refused at once rather than
+// blocking the call in the host's open, where no deadline reaches.
+func TestMountRefusesPipes(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no named pipes")
+	}
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "etc"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "etc", "passwd"), 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	m := compile(t, newRuntime(t), "openfile", ModuleOptions{
+		Mounts: []Mount{{HostDir: dir, GuestPath: "/"}}, Limits: Limits{Timeout: time.Second},
+	})
+	type result struct {
+		out []byte
+		err *Error
+	}
+	done := make(chan result, 1)
+	go func() {
+		out, err := m.Call(context.Background(), []byte(`{}`))
+		done <- result{out, err}
+	}()
+	var out []byte
+	select {
+	case r := <-done:
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		out = r.out
+	case <-time.After(10 * time.Second):
+		// Unblock the open so the goroutine can end, then fail.
+		if f, err := os.OpenFile(filepath.Join(dir, "etc", "passwd"), os.O_WRONLY, 0); err == nil {
+			f.Close()
+		}
+		t.Fatal("the call blocked opening a named pipe")
+	}
+	var got struct{ Rel int }
+	json.Unmarshal(out, &got)
+	if got.Rel != 2 { // EACCES
+		t.Errorf("%s: want the pipe refused with EACCES (2)", out)
 	}
 }

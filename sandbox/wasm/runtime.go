@@ -211,7 +211,7 @@ func mountConfig(mounts []Mount) (wazero.FSConfig, error) {
 		if !fi.IsDir() {
 			return nil, fmt.Errorf("mount %q: %s is not a directory", mt.GuestPath, mt.HostDir)
 		}
-		fsc = fsc.WithReadOnlyDirMount(mt.HostDir, mt.GuestPath)
+		fsc = withMount(fsc, mt.HostDir, mt.GuestPath)
 	}
 	return fsc, nil
 }
