@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -26,6 +27,7 @@ type Module struct {
 	base       wazero.ModuleConfig // everything but the per-call streams
 	initFuncs  []string            // pooled: the reactor's start functions
 	pool       *pool               // nil: a fresh instance per call
+	closed     atomic.Bool
 }
 
 // Pooled reports whether the module reuses instances.
@@ -34,6 +36,7 @@ func (m *Module) Pooled() bool { return m.pool != nil }
 // Close releases the module and its pooled instances. Calls already running
 // finish; later calls fail.
 func (m *Module) Close(ctx context.Context) error {
+	m.closed.Store(true)
 	if m.pool != nil {
 		m.pool.close(ctx)
 	}
@@ -44,9 +47,12 @@ func (m *Module) Close(ctx context.Context) error {
 // wrote to stdout, which is checked to be one JSON value.
 func (m *Module) Call(ctx context.Context, args []byte) (json.RawMessage, *Error) {
 	if !m.rt.enter() {
-		return nil, errClosed(m.opts.Name)
+		return nil, errClosed(m.opts.Name, "its runtime")
 	}
 	defer m.rt.calls.Done()
+	if m.closed.Load() {
+		return nil, errClosed(m.opts.Name, "the module")
+	}
 	c := newCall(ctx, m.rt.closing, m.opts.Limits)
 	defer c.end()
 	if m.pool != nil {
@@ -59,12 +65,19 @@ func (m *Module) Call(ctx context.Context, args []byte) (json.RawMessage, *Error
 		mod.Close(context.Background())
 	}
 	c.io.mem.release()
-	status := uint32(0)
+	status, err := exitStatus(err)
+	return m.outcome(c, status, err)
+}
+
+// exitStatus separates an exit (proc_exit, or a stop at the deadline, which
+// wazero reports as an exit too) from a trap: it returns the exit status and
+// nil, or 0 and the trap.
+func exitStatus(err error) (uint32, error) {
 	var exit *sys.ExitError
 	if errors.As(err, &exit) {
-		status, err = exit.ExitCode(), nil
+		return exit.ExitCode(), nil
 	}
-	return m.outcome(c, status, err)
+	return 0, err
 }
 
 // start makes an instance wired to c's streams, memory and clock, and runs
@@ -95,8 +108,8 @@ func (c *call) end() {
 	c.cancel()
 }
 
-func errClosed(name string) *Error {
-	return &Error{Code: CodeCanceled, Message: fmt.Sprintf("tool %q was stopped: its runtime was closed", name)}
+func errClosed(name, what string) *Error {
+	return &Error{Code: CodeCanceled, Message: fmt.Sprintf("tool %q was stopped: %s was closed", name, what)}
 }
 
 // outcome turns how a call ended into its result or error. status is the
@@ -113,7 +126,7 @@ func (m *Module) outcome(c *call, status uint32, err error) (json.RawMessage, *E
 	case io.stderr.over:
 		return nil, &Error{Code: CodeOutputLimit, Message: fmt.Sprintf("tool %q wrote more than %d bytes to stderr", name, lim.MaxStderrBytes)}
 	case c.closing.Err() != nil:
-		return nil, errClosed(name)
+		return nil, errClosed(name, "its runtime")
 	case c.parent.Err() != nil:
 		code := CodeCanceled
 		if errors.Is(c.parent.Err(), context.DeadlineExceeded) {
@@ -149,29 +162,24 @@ func (m *Module) outcome(c *call, status uint32, err error) (json.RawMessage, *E
 // left it in any state.
 func (m *Module) callPooled(c *call, args []byte) (json.RawMessage, *Error) {
 	inst := m.pool.get()
-	if inst != nil {
-		c.io = inst.io
-	} else {
-		c.io = newInstanceIO(m.opts.Limits)
-	}
-	c.io.reset(c.ctx, c.cancel, args)
 	if inst == nil {
+		c.io = newInstanceIO(m.opts.Limits)
+		c.io.reset(c.ctx, c.cancel, args)
 		var err error
 		if inst, err = m.instantiate(c); err != nil {
 			return m.outcome(c, 0, err)
 		}
+	} else {
+		c.io = inst.io
+		c.io.reset(c.ctx, c.cancel, args)
 	}
-	res, err := inst.fn.Call(c.ctx)
-	status := uint32(0)
-	var exit *sys.ExitError
+	res, callErr := inst.fn.Call(c.ctx)
+	status, err := exitStatus(callErr)
 	switch {
-	case errors.As(err, &exit):
-		status, err = exit.ExitCode(), nil
-		if status == 0 { // os.Exit(0) in a reactor: the instance cannot serve again
-			err = errExitedReactor
-		}
-	case err == nil:
+	case callErr == nil:
 		status = uint32(res[0])
+	case err == nil && status == 0: // os.Exit(0) in a reactor: the instance cannot serve again
+		err = errExitedReactor
 	}
 	out, cerr := m.outcome(c, status, err)
 	if cerr != nil {

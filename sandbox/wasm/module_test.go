@@ -374,6 +374,14 @@ func TestReactorExitingInInitialize(t *testing.T) {
 
 // Closing a runtime while modules run stops them first: the calls fail with
 // canceled, later calls too, and nothing is released under a running module.
+func TestCallAfterModuleClose(t *testing.T) {
+	m := compile(t, newRuntime(t), "echo", ModuleOptions{})
+	m.Close(context.Background())
+	if _, err := m.Call(context.Background(), []byte(`1`)); err == nil || err.Code != CodeCanceled || !strings.Contains(err.Message, "the module was closed") {
+		t.Fatalf("got %v, want canceled: the module was closed", err)
+	}
+}
+
 func TestCloseWhileRunning(t *testing.T) {
 	r, err := NewRuntime(context.Background(), Config{})
 	if err != nil {
