@@ -96,30 +96,67 @@ type Call struct {
 	Args         json.RawMessage // JSON.stringify of the argument ({} when none)
 	Line, Column int             // where the script made the call, in the code as sent
 
-	run     *runner
+	run     *runner // nil for a call made with NewCall
+	remote  Settler
 	resolve func(any) error
 	reject  func(any) error
 }
 
+// Settler completes the calls of a script that runs somewhere else (in a
+// worker process): NewCall's calls hand their outcome to it.
+type Settler interface {
+	// Settle is the call's outcome: a result, or an error that the script
+	// may catch (abort false) or that ends the run (abort true).
+	Settle(c *Call, result json.RawMessage, err *Error, abort bool)
+	// Hold is Call.Hold for the run the call belongs to.
+	Hold(c *Call) (release func())
+}
+
+// NewCall makes a call whose outcome goes to s instead of to a run of this
+// package: a runner that runs scripts elsewhere hands such calls to the same
+// Host as an in-process run.
+func NewCall(index int, tool string, args json.RawMessage, line, column int, s Settler) *Call {
+	return &Call{Index: index, Tool: tool, Args: args, Line: line, Column: column, remote: s}
+}
+
 // Resolve fulfils the call's promise with a JSON result.
 func (c *Call) Resolve(result json.RawMessage) {
+	if c.remote != nil {
+		c.remote.Settle(c, result, nil, false)
+		return
+	}
 	c.run.post(func() error { return c.run.settle(c, result, nil) })
 }
 
 // Reject rejects the call's promise with a catchable JavaScript Error made
 // from err: its code, message and Props.
 func (c *Call) Reject(err *Error) {
+	if c.remote != nil {
+		c.remote.Settle(c, nil, err, false)
+		return
+	}
 	c.run.post(func() error { return c.run.settle(c, nil, err) })
 }
 
 // Abort ends the whole run with err; the script cannot catch it. Hosts use it
 // for budget errors (a run-wide deadline, cancelation).
-func (c *Call) Abort(err *Error) { c.run.kill(err) }
+func (c *Call) Abort(err *Error) {
+	if c.remote != nil {
+		c.remote.Settle(c, nil, err, true)
+		return
+	}
+	c.run.kill(err)
+}
 
 // Hold stops billing the run's timeout while the script has nothing to do
 // but wait for this call — for a call waiting for a person's approval — until
 // the returned function is called.
-func (c *Call) Hold() (release func()) { return c.run.clock.hold() }
+func (c *Call) Hold() (release func()) {
+	if c.remote != nil {
+		return c.remote.Hold(c)
+	}
+	return c.run.clock.hold()
+}
 
 // Log is one console line.
 type Log struct {
@@ -154,4 +191,15 @@ type Result struct {
 	// LateCalls counts tool calls made after the script had returned; they
 	// were not run.
 	LateCalls int
+	// TypeScript reports that the code went through the TypeScript
+	// transform (set by runners that compile as well as run).
+	TypeScript bool
+}
+
+// Job is a script for a runner that compiles as well as runs: the code as
+// sent, its size limit, and the options of the run.
+type Job struct {
+	Code         string
+	MaxCodeBytes int // 0: DefaultMaxCodeBytes
+	Options      Options
 }
