@@ -16,6 +16,7 @@ type Builder struct {
 	observers []Observer
 	approver  Approver
 	policy    ApprovalPolicy
+	runner    ScriptRunner
 }
 
 // NewBuilder returns a builder with the contract's default configuration.
@@ -55,6 +56,14 @@ func (b *Builder) WithApprovalPolicy(p ApprovalPolicy) *Builder {
 	return b
 }
 
+// WithScriptRunner chooses what runs code-mode scripts (default:
+// InProcessRunner). The runner is shared by every run of the engine and must
+// be safe for concurrent use; its owner closes it after the engine's last run.
+func (b *Builder) WithScriptRunner(r ScriptRunner) *Builder {
+	b.runner = r
+	return b
+}
+
 // Reserved names are the meta-tools an engine exposes itself; no tool may use them.
 var reserved = map[string]bool{MetaBatch: true, MetaExecuteCode: true, MetaSearchTools: true}
 
@@ -74,7 +83,10 @@ func (b *Builder) Build() (*Engine, error) {
 		cfg:      b.cfg.withDefaults(),
 		approver: b.approver,
 		policy:   b.policy,
-		scripts:  newScriptCache(256),
+		runner:   b.runner,
+	}
+	if e.runner == nil {
+		e.runner = InProcessRunner()
 	}
 	if e.policy == nil {
 		e.policy = GateWrites

@@ -18,7 +18,7 @@ type Engine struct {
 	approver Approver // nil: approvals off
 	policy   ApprovalPolicy
 	meta     []Tool // meta-tool definitions, built once
-	scripts  *scriptCache
+	runner   ScriptRunner
 }
 
 // registered is a tool with what Build derived for it.

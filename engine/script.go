@@ -165,14 +165,6 @@ func (r *run) execute(ctx context.Context, req *ExecuteRequest, parentID, idPref
 	start := time.Now()
 	lim, warnings := r.eng.scriptLimitsFor(req)
 	res := &ExecuteResult{Logs: []LogEntry{}, Calls: []CallRecord{}, Result: json.RawMessage("null"), Warnings: warnings}
-	script, cerr := r.eng.scripts.compile(req.Code, lim.MaxCodeBytes)
-	if cerr != nil {
-		res.Error = fromSandbox(cerr)
-		res.Stats.ElapsedMS = ms(time.Since(start))
-		return res
-	}
-	res.Stats.TypeScript = script.TypeScript
-
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	h := newScriptHost(r, ctx, lim.MaxConcurrency, parentID, idPrefix)
@@ -182,7 +174,7 @@ func (r *run) execute(ctx context.Context, req *ExecuteRequest, parentID, idPref
 			r.emit(ctx, Event{Type: EventLog, ParentID: parentID, Level: l.Level, Message: l.Message})
 		}
 	}
-	out := js.Run(ctx, script, js.Options{
+	out := r.eng.runner.RunScript(ctx, js.Job{Code: req.Code, MaxCodeBytes: lim.MaxCodeBytes, Options: js.Options{
 		Limits: js.Limits{
 			Timeout: lim.Timeout.D(), MaxToolCalls: lim.MaxToolCalls, MaxCallDepth: lim.MaxCallDepth,
 			MaxMemoryBytes: lim.MaxMemoryBytes, MaxOutputChars: lim.MaxOutputChars,
@@ -191,7 +183,8 @@ func (r *run) execute(ctx context.Context, req *ExecuteRequest, parentID, idPref
 		Tools: r.eng.names,
 		Host:  h,
 		OnLog: onLog,
-	})
+	}})
+	res.Stats.TypeScript = out.TypeScript
 	// Calls the script started before it returned finish, within what is
 	// left of its timeout; a run that failed cancels them at once.
 	if out.Err == nil {

@@ -1,16 +1,15 @@
-package engine
+package js
 
 import (
 	"container/list"
 	"sync"
-
-	"github.com/codemode-dev/codemode/sandbox/js"
 )
 
-// scriptCache keeps compiled scripts by their code, so a script sent again
-// (a retry, a benchmark, a host's fixed snippets) skips parsing and any
-// TypeScript transform. Compiled scripts are immutable and safe to share.
-type scriptCache struct {
+// Cache keeps compiled scripts by their code, so a script sent again (a
+// retry, a benchmark, a host's fixed snippets) skips parsing and any
+// TypeScript transform. Compiled scripts are immutable and safe to share;
+// a Cache is safe for concurrent use.
+type Cache struct {
 	mu    sync.Mutex
 	max   int
 	order *list.List // of *cachedScript, most recent first
@@ -19,20 +18,25 @@ type scriptCache struct {
 
 type cachedScript struct {
 	code   string
-	script *js.Script
+	script *Script
 }
 
 // Scripts longer than this are compiled every time: caching them would
 // hold a lot of memory for what is rarely sent twice.
 const maxCachedCode = 16 << 10
 
-func newScriptCache(max int) *scriptCache {
-	return &scriptCache{max: max, order: list.New(), byKey: make(map[string]*list.Element)}
+// NewCache returns a cache of at most max compiled scripts.
+func NewCache(max int) *Cache {
+	return &Cache{max: max, order: list.New(), byKey: make(map[string]*list.Element)}
 }
 
-func (c *scriptCache) compile(code string, maxBytes int) (*js.Script, *js.Error) {
+// Compile is the package's Compile through the cache. Errors are not cached.
+func (c *Cache) Compile(code string, maxBytes int) (*Script, *Error) {
+	if maxBytes <= 0 {
+		maxBytes = DefaultMaxCodeBytes
+	}
 	if len(code) > maxBytes || len(code) > maxCachedCode {
-		return js.Compile(code, maxBytes)
+		return Compile(code, maxBytes)
 	}
 	c.mu.Lock()
 	if el, ok := c.byKey[code]; ok {
@@ -42,7 +46,7 @@ func (c *scriptCache) compile(code string, maxBytes int) (*js.Script, *js.Error)
 		return s, nil
 	}
 	c.mu.Unlock()
-	s, err := js.Compile(code, maxBytes)
+	s, err := Compile(code, maxBytes)
 	if err != nil {
 		return nil, err
 	}
