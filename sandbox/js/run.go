@@ -50,6 +50,7 @@ func Run(ctx context.Context, s *Script, opt Options) *Result {
 		select {
 		case <-r.done:
 		case <-time.After(abandonGrace):
+			r.abandon()
 			return r.abandoned()
 		}
 	}
