@@ -4,21 +4,40 @@ package suggest
 import (
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // Max is the most suggestions Names returns.
 const Max = 3
+
+// MaxName is the length (in bytes) above which a name gets no suggestions,
+// unless some candidate is at least half as long: a name that long is no
+// misspelling, and matching it would cost time in proportion to its length.
+const MaxName = 256
 
 // Names returns up to Max candidates close to name, best first: name itself
 // if it is a candidate, then exact matches after folding case and removing '_', '-' and '.' (create_sticky_note →
 // createStickyNote), then candidates within a small edit distance (red → read,
 // createStikyNote → createStickyNote), then candidates whose folded form
 // contains the folded name or is contained in it.
+//
+// The work is bounded whatever the name: names longer than MaxName (and
+// twice the longest candidate) are not matched at all, and the edit distance
+// is computed only for candidates whose length is within the distance limit.
 func Names(name string, candidates []string) []string {
+	longest := MaxName / 2
+	for _, c := range candidates {
+		longest = max(longest, len(c))
+	}
+	if len(name) > 2*longest {
+		return nil
+	}
 	folded := fold(name)
 	if folded == "" {
 		return nil
 	}
+	n := utf8.RuneCountInString(folded)
+	limit := min(1+len(folded)/4, 4)
 	type scored struct {
 		name  string
 		score int
@@ -33,10 +52,9 @@ func Names(name string, candidates []string) []string {
 		case fc == folded:
 			hits = append(hits, scored{c, 0, distance(name, c)})
 		default:
-			d := distance(folded, fc)
-			limit := 1 + len(folded)/4
-			if limit > 4 {
-				limit = 4
+			d := limit + 1
+			if abs(utf8.RuneCountInString(fc)-n) <= limit { // the distance is at least the length difference
+				d = distance(folded, fc)
 			}
 			if d <= limit {
 				hits = append(hits, scored{c, 1 + d, 0})

@@ -3,6 +3,7 @@ package suggest
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -254,4 +255,63 @@ func TestNamesExactAndCloserSpellingFirst(t *testing.T) {
 	if got := Names("readAll", []string{"READALL", "readall"}); !cmp.Equal(got, []string{"readall", "READALL"}) {
 		t.Errorf("got %v: the closer spelling must come first", got)
 	}
+}
+
+// A huge name costs no more than reading it: no edit distance is computed
+// for a name no candidate is near in length. Before the bound, a name of
+// 32M characters took 17 s.
+func TestNamesHugeNameIsCheap(t *testing.T) {
+	board := []string{"createStickyNote", "createFrame", "createShape", "deleteItem", "board.getState"}
+	for _, name := range []string{
+		strings.Repeat("a", 32<<20),
+		strings.Repeat("createFrame", 3<<20),
+		strings.Repeat("é", MaxName), // over MaxName bytes, half as many characters
+		"createFrame" + strings.Repeat("x", MaxName),
+	} {
+		start := time.Now()
+		got := Names(name, board)
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("Names of a %d-byte name took %v", len(name), d)
+		}
+		if len(got) != 0 {
+			t.Errorf("Names of a %d-byte name = %q, want none", len(name), got)
+		}
+	}
+	// Up to MaxName a long name is still matched, against long candidates too.
+	long := strings.Repeat("x", 200) + "Tool"
+	if got := Names(strings.ToUpper(long), []string{long}); !cmp.Equal(got, []string{long}) {
+		t.Errorf("got %q, want the long candidate", got)
+	}
+	if got := Names(long+"s", []string{long}); !cmp.Equal(got, []string{long}) {
+		t.Errorf("got %q, want the long candidate", got)
+	}
+}
+
+// FuzzNamesLong repeats a piece into names of up to megabytes: Names must
+// stay within its bounds (no answer for a name over twice the longest
+// candidate and MaxName) and never take long.
+func FuzzNamesLong(f *testing.F) {
+	f.Add("a", uint16(60000), "read\nwrite")
+	f.Add("createFrame", uint16(30), "createFrame\ncreateShape")
+	f.Add("_", uint16(5000), "createFrame")
+	f.Add("é", uint16(200), strings.Repeat("é", 190))
+	f.Fuzz(func(t *testing.T, piece string, reps uint16, list string) {
+		name := strings.Repeat(piece, int(reps)%(1<<20/max(1, len(piece))))
+		candidates := strings.Split(list, "\n")
+		start := time.Now()
+		got := Names(name, candidates)
+		if d := time.Since(start); d > 2*time.Second {
+			t.Fatalf("Names of a %d-byte name over %d candidates took %v", len(name), len(candidates), d)
+		}
+		longest := MaxName / 2
+		for _, c := range candidates {
+			longest = max(longest, len(c))
+		}
+		if len(name) > 2*longest && len(got) > 0 {
+			t.Fatalf("Names of a %d-byte name = %q, want none", len(name), got)
+		}
+		if len(got) > Max {
+			t.Fatalf("%d results", len(got))
+		}
+	})
 }
