@@ -2,6 +2,7 @@ package wasm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path"
@@ -109,16 +110,9 @@ func (r *Runtime) Compile(ctx context.Context, binary []byte, opts ModuleOptions
 	if err != nil {
 		return nil, err
 	}
-	bounded, err := boundTables(binary)
+	cm, err := r.compile(ctx, binary)
 	if err != nil {
 		return nil, err
-	}
-	cm, err := r.rt.CompileModule(ctx, mergeDataSegments(bounded))
-	if err != nil {
-		if _, origErr := r.rt.CompileModule(ctx, binary); origErr != nil {
-			err = origErr // the error of the module as sent
-		}
-		return nil, fmt.Errorf("not a valid WebAssembly module: %w", err)
 	}
 	m := &Module{rt: r, compiled: cm, opts: opts, limitPages: pagesFor(opts.Limits.MemoryBytes)}
 	if err := m.checkShape(); err != nil {
@@ -136,6 +130,32 @@ func (r *Runtime) Compile(ctx context.Context, binary []byte, opts ModuleOptions
 		m.pool = &pool{}
 	}
 	return m, nil
+}
+
+// compile rewrites a module (bounded tables, check points for the deadline,
+// merged data segments) and compiles it. A module that fails is compiled
+// as sent, so that an invalid one is reported with its own error.
+func (r *Runtime) compile(ctx context.Context, binary []byte) (wazero.CompiledModule, error) {
+	rewritten, err := boundTables(binary)
+	if err != nil {
+		return nil, err
+	}
+	rewritten, err = addCheckpoints(rewritten)
+	if err == nil {
+		var cm wazero.CompiledModule
+		if cm, err = r.rt.CompileModule(ctx, mergeDataSegments(rewritten)); err == nil {
+			return cm, nil
+		}
+	}
+	cm, origErr := r.rt.CompileModule(ctx, binary)
+	if origErr != nil {
+		return nil, fmt.Errorf("not a valid WebAssembly module: %w", origErr)
+	}
+	cm.Close(ctx)
+	if errors.Is(err, errUnknownInstruction) {
+		return nil, fmt.Errorf("module uses an instruction the sandbox cannot bound in time: %w", err)
+	}
+	return nil, fmt.Errorf("module cannot be prepared for the sandbox: %w", err)
 }
 
 // checkShape reports, in one error, everything that keeps the compiled
