@@ -15,6 +15,9 @@ type ApprovalRequest struct {
 	// stands for a value another operation of the same batch will produce.
 	Args        json.RawMessage `json:"args"`
 	Annotations Annotations     `json:"annotations"`
+	// Truncated is set only in an approval_required event whose copy of Args
+	// was cut to the tool's result cap; the Approver sees Args whole.
+	Truncated bool `json:"truncated,omitempty"`
 }
 
 // Decision answers one ApprovalRequest.

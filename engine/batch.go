@@ -149,7 +149,7 @@ func (req *BatchRequest) check() *Error {
 	switch req.ExecutionMode {
 	case "", Parallel, Sequential:
 	default:
-		return Errorf(CodeBadRequest, "executionMode must be %q or %q, not %q", Parallel, Sequential, req.ExecutionMode)
+		return Errorf(CodeBadRequest, "executionMode must be %q or %q, not %s", Parallel, Sequential, quote(string(req.ExecutionMode)))
 	}
 	if len(req.Operations) == 0 {
 		return Errorf(CodeBadRequest, "operations must list at least one operation")
@@ -169,10 +169,10 @@ func (req *BatchRequest) check() *Error {
 			continue
 		}
 		if !validLabel(op.Label) {
-			return Errorf(CodeBadRequest, "operation %d: label %q must be letters, digits, '_' or '-', starting with a letter or '_'", i, op.Label)
+			return Errorf(CodeBadRequest, "operation %d: label %s must be letters, digits, '_' or '-', starting with a letter or '_'", i, quote(op.Label))
 		}
 		if j, dup := seen[op.Label]; dup {
-			return Errorf(CodeBadRequest, "operations %d and %d share the label %q", j, i, op.Label)
+			return Errorf(CodeBadRequest, "operations %d and %d share the label %s", j, i, quote(op.Label))
 		}
 		seen[op.Label] = i
 	}

@@ -67,13 +67,13 @@ type opState struct {
 
 // prepareBatch plans a request under the engine's limits.
 func (r *run) prepareBatch(req *BatchRequest, parentID, idPrefix string) (*batchExec, *Error) {
+	limits, warnings := r.eng.limitsFor(req)
+	if n := len(req.Operations); n > limits.MaxOperations { // before planning: planning costs time per operation
+		return nil, Errorf(CodeLimitExceeded, "the batch has %d operations; the limit is %d", n, limits.MaxOperations)
+	}
 	p, err := newPlan(req)
 	if err != nil {
 		return nil, err
-	}
-	limits, warnings := r.eng.limitsFor(req)
-	if n := len(req.Operations); n > limits.MaxOperations {
-		return nil, Errorf(CodeLimitExceeded, "the batch has %d operations; the limit is %d", n, limits.MaxOperations)
 	}
 	if warnings == nil {
 		warnings = []string{}
@@ -215,7 +215,7 @@ func (b *batchExec) runOp(i int) bool {
 	for _, d := range op.deps {
 		if b.states[d].out.err != nil {
 			return fail(Errorf(CodeDependencyFailed, "operation %d uses the result of operation %d (%s), which failed with %s",
-				i, d, b.p.ops[d].Label, b.states[d].out.err.Code))
+				i, d, clip(b.p.ops[d].Label, maxQuoteChars), b.states[d].out.err.Code))
 		}
 	}
 	if ctx.Err() != nil {
@@ -259,7 +259,7 @@ func (b *batchExec) resolveArgs(op *plannedOp) (json.RawMessage, *Error) {
 		st := &b.states[labels[ref.label]]
 		st.decodeOnce.Do(func() { st.decoded, st.decodeErr = decodeJSON(st.out.result) })
 		if st.decodeErr != nil {
-			return nil, Errorf(CodeInvalidArgs, "$ref %q: the result of %q cannot be decoded: %v", s, ref.label, st.decodeErr)
+			return nil, Errorf(CodeInvalidArgs, "$ref %s: the result of %s cannot be decoded: %v", quote(s), quote(ref.label), st.decodeErr)
 		}
 		return lookupPath(st.decoded, ref, s)
 	})
@@ -282,7 +282,8 @@ func (b *batchExec) result(elapsed time.Duration) *BatchResult {
 	caps := newOutputCaps(b.limits.MaxAggregateChars)
 	for i := range b.p.ops {
 		op, st := &b.p.ops[i], &b.states[i]
-		or := OperationResult{Index: i, Tool: op.Tool, Label: op.Label, ElapsedMS: ms(st.out.elapsed)}
+		// The tool and label are echoed cut: a client may have sent megabytes.
+		or := OperationResult{Index: i, Tool: clip(op.Tool, maxQuoteChars), Label: clip(op.Label, maxQuoteChars), ElapsedMS: ms(st.out.elapsed)}
 		switch {
 		case st.out.err == nil:
 			or.Success = true

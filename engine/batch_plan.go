@@ -78,11 +78,11 @@ func newPlan(req *BatchRequest) (*plan, *Error) {
 			j, ok := labels[ref.label]
 			switch {
 			case !ok:
-				refErr = Errorf(CodeBadRequest, "operation %d: $ref %q names no labelled operation%s", i, s, knownLabels(labels))
+				refErr = Errorf(CodeBadRequest, "operation %d: $ref %s names no labelled operation%s", i, quote(s), knownLabels(labels))
 			case j == i:
-				refErr = Errorf(CodeBadRequest, "operation %d: $ref %q refers to the operation itself", i, s)
+				refErr = Errorf(CodeBadRequest, "operation %d: $ref %s refers to the operation itself", i, quote(s))
 			case j > i && p.mode == Sequential:
-				refErr = Errorf(CodeBadRequest, "operation %d: $ref %q refers forward to operation %d; in sequential mode an operation can only use earlier results", i, s, j)
+				refErr = Errorf(CodeBadRequest, "operation %d: $ref %s refers forward to operation %d; in sequential mode an operation can only use earlier results", i, quote(s), j)
 			default:
 				if !contains(p.ops[i].deps, j) {
 					p.ops[i].deps = append(p.ops[i].deps, j)
@@ -98,15 +98,15 @@ func newPlan(req *BatchRequest) (*plan, *Error) {
 		}
 	}
 	if cycle := p.findCycle(); cycle != nil {
-		names := make([]string, len(cycle))
-		for k, i := range cycle {
-			names[k] = fmt.Sprintf("%d (%s)", i, req.Operations[i].Label)
-		}
-		return nil, Errorf(CodeBadRequest, "$ref cycle: operations %s", strings.Join(names, " → "))
+		return nil, Errorf(CodeBadRequest, "$ref cycle: operations %s", cycleText(cycle, req.Operations))
 	}
 	return p, nil
 }
 
+// maxListed bounds the labels, fields or cycle steps a message lists.
+const maxListed = 20
+
+// knownLabels lists the first maxListed labels, each cut to maxQuoteChars.
 func knownLabels(labels map[string]int) string {
 	if len(labels) == 0 {
 		return " (no operation has a label)"
@@ -116,7 +116,34 @@ func knownLabels(labels map[string]int) string {
 		names = append(names, l)
 	}
 	slices.Sort(names)
-	return " (labels: " + strings.Join(names, ", ") + ")"
+	return " (labels: " + listed(names) + ")"
+}
+
+// listed joins the first maxListed items, each cut to maxQuoteChars, and
+// says how many more there were.
+func listed(items []string) string {
+	shown := make([]string, min(len(items), maxListed))
+	for i := range shown {
+		shown[i] = clip(items[i], maxQuoteChars)
+	}
+	s := strings.Join(shown, ", ")
+	if more := len(items) - len(shown); more > 0 {
+		s += fmt.Sprintf(" and %d more", more)
+	}
+	return s
+}
+
+// cycleText is a cycle as "0 (a) → 1 (b) → 0 (a)", at most maxListed steps.
+func cycleText(cycle []int, ops []Operation) string {
+	steps := make([]string, 0, min(len(cycle), maxListed+1))
+	for k, i := range cycle {
+		if k == maxListed && len(cycle) > maxListed+1 {
+			steps = append(steps, fmt.Sprintf("… (%d more)", len(cycle)-maxListed))
+			break
+		}
+		steps = append(steps, fmt.Sprintf("%d (%s)", i, clip(ops[i].Label, maxQuoteChars)))
+	}
+	return strings.Join(steps, " → ")
 }
 
 // findCycle returns one dependency cycle as a path that starts and ends at
@@ -210,29 +237,34 @@ func substitute(v any, resolve func(string) (any, *Error)) (any, *Error) {
 }
 
 // lookupPath follows a reference path (object keys, array indices) into a
-// decoded result.
+// decoded result. Where it stopped is worded only on failure: joining the
+// path at every step would cost time in the square of its length.
 func lookupPath(v any, ref reference, raw string) (any, *Error) {
 	cur := v
 	for k, seg := range ref.path {
-		where := strings.Join(append([]string{ref.label}, ref.path[:k]...), ".")
 		switch x := cur.(type) {
 		case map[string]any:
 			next, ok := x[seg]
 			if !ok {
-				return nil, Errorf(CodeInvalidArgs, "$ref %q: %s has no field %q%s", raw, where, seg, fieldList(x))
+				return nil, Errorf(CodeInvalidArgs, "$ref %s: %s has no field %s%s", quote(raw), ref.where(k), quote(seg), fieldList(x))
 			}
 			cur = next
 		case []any:
 			idx, ok := arrayIndex(seg)
 			if !ok || idx >= len(x) {
-				return nil, Errorf(CodeInvalidArgs, "$ref %q: %s is an array of %d; %q is not an index in it", raw, where, len(x), seg)
+				return nil, Errorf(CodeInvalidArgs, "$ref %s: %s is an array of %d; %s is not an index in it", quote(raw), ref.where(k), len(x), quote(seg))
 			}
 			cur = x[idx]
 		default:
-			return nil, Errorf(CodeInvalidArgs, "$ref %q: %s is %s, which has no field %q", raw, where, jsonKind(cur), seg)
+			return nil, Errorf(CodeInvalidArgs, "$ref %s: %s is %s, which has no field %s", quote(raw), ref.where(k), jsonKind(cur), quote(seg))
 		}
 	}
 	return cur, nil
+}
+
+// where words the first k steps of the path, for a message.
+func (ref reference) where(k int) string {
+	return clip(strings.Join(append([]string{ref.label}, ref.path[:k]...), "."), maxQuoteChars)
 }
 
 func arrayIndex(s string) (int, bool) {
@@ -258,7 +290,7 @@ func fieldList(m map[string]any) string {
 		names = append(names, k)
 	}
 	slices.Sort(names)
-	return " (fields: " + strings.Join(names, ", ") + ")"
+	return " (fields: " + listed(names) + ")"
 }
 
 func jsonKind(v any) string {

@@ -76,8 +76,11 @@ func (r *run) invoke(s *scope, c *call, i int, to completer) bool {
 	return true
 }
 
-// complete emits the end event and hands the outcome on.
+// complete emits the end event and hands the outcome on. Every call's error
+// passes here, whoever made it (a tool, a WASM module's stderr, an Approver's
+// reason), so this is where it is cut to the bounds of bounds.go.
 func (r *run) complete(ctx context.Context, c *call, start time.Time, res json.RawMessage, err *Error, i int, to completer, rescued bool) {
+	err = err.bounded()
 	out := outcome{result: res, err: err, elapsed: time.Since(start)}
 	if r.observed() {
 		ev := Event{Type: EventToolCallEnd, CallID: c.id, ParentID: c.parentID, Tool: c.tool, Label: c.label,
@@ -153,7 +156,7 @@ func (e *Engine) lookup(name string) (*registered, *Error) {
 	if reserved[name] {
 		return nil, Errorf(CodeRecursion, "%q cannot be called from inside a batch or script", name)
 	}
-	err := Errorf(CodeUnknownTool, "unknown tool %q", name)
+	err := Errorf(CodeUnknownTool, "unknown tool %s", quote(name))
 	err.Suggestions = suggest.Names(name, e.names)
 	return nil, err
 }

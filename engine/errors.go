@@ -60,19 +60,23 @@ type Error struct {
 	// Line and Column locate a code-mode error in the code as sent (1-based).
 	Line   int `json:"line,omitempty"`
 	Column int `json:"column,omitempty"`
+	// Truncated marks an error cut to the engine's bounds (a message over
+	// MaxErrorMessageChars, too many or too long details or suggestions).
+	Truncated bool `json:"truncated,omitempty"`
 
 	cause error
 }
 
-// Errorf returns an *Error with the given code and formatted message.
+// Errorf returns an *Error with the given code and formatted message, cut to
+// MaxErrorMessageChars.
 func Errorf(code Code, format string, args ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+	return (&Error{Code: code, Message: fmt.Sprintf(format, args...)}).bounded()
 }
 
-// WrapError returns an *Error with the given code whose message is err's and
-// which unwraps to err.
+// WrapError returns an *Error with the given code whose message is err's (cut
+// to MaxErrorMessageChars) and which unwraps to err.
 func WrapError(code Code, err error) *Error {
-	return &Error{Code: code, Message: err.Error(), cause: err}
+	return (&Error{Code: code, Message: err.Error(), cause: err}).bounded()
 }
 
 func (e *Error) Error() string {

@@ -33,7 +33,8 @@ const (
 // inside a script — produces exactly one tool_call_start and one
 // tool_call_end; a batch or script produces run_start and run_end, never a
 // tool event of its own. Events carry enough (args, results, labels) to drive
-// a live view of the run.
+// a live view of the run, each cut to the bounds docs/events.md lists: no
+// client, tool or script can make an event unbounded.
 type Event struct {
 	Type  EventType `json:"type"`
 	RunID string    `json:"runId"`
@@ -48,6 +49,9 @@ type Event struct {
 	Tool  string          `json:"tool,omitempty"`
 	Label string          `json:"label,omitempty"` // the batch operation's label
 	Args  json.RawMessage `json:"args,omitempty"`  // tool_call_start
+	// Truncated marks Args or Result cut to the tool's result cap: the value
+	// is then a JSON string holding the start of its JSON text.
+	Truncated bool `json:"truncated,omitempty"`
 
 	// tool_call_end and run_end:
 	Success   bool            `json:"success,omitempty"`
@@ -55,7 +59,7 @@ type Event struct {
 	Error     *Error          `json:"error,omitempty"`
 	ElapsedMS float64         `json:"elapsed_ms,omitempty"`
 
-	// log:
+	// log: the line, cut to the configured maxOutputChars (ending in "…").
 	Level   string `json:"level,omitempty"`
 	Message string `json:"message,omitempty"`
 

@@ -45,6 +45,7 @@ func (r *run) emit(ctx context.Context, ev Event) {
 	if ev.Time.IsZero() {
 		ev.Time = time.Now()
 	}
+	r.eng.bound(&ev)
 	r.eng.obs.Observe(ctx, ev)
 }
 

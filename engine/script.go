@@ -58,6 +58,8 @@ type CallRecord struct {
 	// Line and Column are where the script made the call.
 	Line   int `json:"line,omitempty"`
 	Column int `json:"column,omitempty"`
+	// Truncated marks a record whose Args or Result [Engine.CapTrace] cut.
+	Truncated bool `json:"truncated,omitempty"`
 }
 
 // ExecuteStats are a run's numbers.
@@ -216,7 +218,7 @@ func (res *ExecuteResult) shapeOutput(logs []js.Log, logsCut bool, maxChars int)
 	res.Result, res.Truncated = caps.cut(res.Result, 0)
 	left := maxChars - min(utf8.RuneCount(res.Result), maxChars)
 	for _, l := range logs {
-		n := utf8.RuneCountInString(l.Message)
+		n := max(utf8.RuneCountInString(l.Message), 1) // an empty line counts one, so empty lines cannot pile up unbounded
 		if n > left {
 			logsCut = true
 			if left > 0 {
@@ -244,14 +246,15 @@ func cutString(s string, n int) string {
 
 // fromSandbox turns the sandbox's error into the engine's: a tool error
 // that ended the script uncaught is the tool's own *Error, located where the
-// script made the call.
+// script made the call. What a script throws is the script's to size, so
+// this is where a script's error is cut to the bounds of bounds.go.
 func fromSandbox(e *js.Error) *Error {
 	if err, ok := e.Cause.(*Error); ok {
 		c := *err
 		c.Line, c.Column = e.Line, e.Column
-		return &c
+		return c.bounded()
 	}
-	return &Error{Code: Code(e.Code), Message: e.Message, Line: e.Line, Column: e.Column}
+	return (&Error{Code: Code(e.Code), Message: e.Message, Line: e.Line, Column: e.Column}).bounded()
 }
 
 // toSandbox turns a call's *Error into what the script's promise rejects

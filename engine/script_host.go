@@ -46,7 +46,8 @@ func (h *scriptHost) Start(calls []*js.Call) {
 			h.holding = append(h.holding, false)
 		}
 		h.calls[c.Index] = c
-		h.records[c.Index] = CallRecord{Index: c.Index, Tool: c.Tool, Args: c.Args, Line: c.Line, Column: c.Column}
+		// The tool's name as the script wrote it, cut: the call itself looks up the whole name.
+		h.records[c.Index] = CallRecord{Index: c.Index, Tool: clip(c.Tool, maxQuoteChars), Args: c.Args, Line: c.Line, Column: c.Column}
 	}
 	h.wg.Add(len(calls))
 	alone := len(calls) == 1 && h.running == 0

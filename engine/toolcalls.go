@@ -58,7 +58,7 @@ func (e *Engine) HandleToolCalls(ctx context.Context, calls []ToolCall) []ToolCa
 		args, err := toolArguments(tc.Arguments)
 		switch {
 		case tc.ID == "" || seen[tc.ID]:
-			err = Errorf(CodeBadRequest, "tool call %d: the call id %q is missing or used twice", i, tc.ID)
+			err = Errorf(CodeBadRequest, "tool call %d: the call id %s is missing or used twice", i, quote(tc.ID))
 		case err != nil:
 		case name == MetaBatch:
 			var req BatchRequest
@@ -150,11 +150,7 @@ func (s *stepCalls) complete(i int, out outcome, _ bool) {
 		s.results[i].setError(out.err)
 		return
 	}
-	limit := s.e.cfg.Limits.MaxResultChars
-	if t, ok := s.e.tools[s.direct[i].tool]; ok {
-		limit = t.maxResultChars
-	}
-	s.results[i].Content, s.results[i].Truncated = newOutputCaps(0).cut(out.result, limit)
+	s.results[i].Content, s.results[i].Truncated = newOutputCaps(0).cut(out.result, s.e.toolResultCap(s.direct[i].tool))
 }
 
 func (res *ToolCallResult) setError(err *Error) {

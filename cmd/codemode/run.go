@@ -58,6 +58,12 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, exitUsage, "run: %v", message(err))
 	}
+	// The trace is printed cut like batch results: a script's calls may carry
+	// megabytes of arguments and results that no output limit bounds.
+	var cut bool
+	if res.Calls, cut = eng.CapTrace(res.Calls); cut {
+		res.Warnings = append(res.Warnings, "the call trace was cut to fit the output limits (records marked truncated)")
+	}
 	out, _ := json.MarshalIndent(res, "", "  ")
 	fmt.Fprintf(stdout, "%s\n", out)
 	if err := c.saveBoard(board); err != nil {
