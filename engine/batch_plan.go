@@ -103,10 +103,14 @@ func newPlan(req *BatchRequest) (*plan, *Error) {
 	return p, nil
 }
 
-// maxListed bounds the labels, fields or cycle steps a message lists.
-const maxListed = 20
+// maxListed bounds the labels, fields or cycle steps a message lists, and
+// maxListedChars each of them, so a whole list fits in an error message.
+const (
+	maxListed      = 20
+	maxListedChars = 60
+)
 
-// knownLabels lists the first maxListed labels, each cut to maxQuoteChars.
+// knownLabels lists the first maxListed labels.
 func knownLabels(labels map[string]int) string {
 	if len(labels) == 0 {
 		return " (no operation has a label)"
@@ -119,12 +123,12 @@ func knownLabels(labels map[string]int) string {
 	return " (labels: " + listed(names) + ")"
 }
 
-// listed joins the first maxListed items, each cut to maxQuoteChars, and
+// listed joins the first maxListed items, each cut to maxListedChars, and
 // says how many more there were.
 func listed(items []string) string {
 	shown := make([]string, min(len(items), maxListed))
 	for i := range shown {
-		shown[i] = clip(items[i], maxQuoteChars)
+		shown[i] = clip(items[i], maxListedChars)
 	}
 	s := strings.Join(shown, ", ")
 	if more := len(items) - len(shown); more > 0 {
@@ -141,7 +145,7 @@ func cycleText(cycle []int, ops []Operation) string {
 			steps = append(steps, fmt.Sprintf("… (%d more)", len(cycle)-maxListed))
 			break
 		}
-		steps = append(steps, fmt.Sprintf("%d (%s)", i, clip(ops[i].Label, maxQuoteChars)))
+		steps = append(steps, fmt.Sprintf("%d (%s)", i, clip(ops[i].Label, maxListedChars)))
 	}
 	return strings.Join(steps, " → ")
 }
