@@ -1,0 +1,18 @@
+// Package worker runs code-mode scripts in worker processes: a pool of
+// pre-started copies of the host's own binary, each running one script at a
+// time under OS limits (data segment, CPU time, stack), killed on a timeout
+// or crash and replaced. It is the isolation that does not depend on finding
+// every hole in the in-process sandbox: whatever a script does to its
+// worker — an out-of-memory crash, a Go stack overflow, a builtin that never
+// returns, a frozen garbage collector — becomes a structured error
+// (memory_limit, timeout, limit_exceeded, runtime_error) for that run only.
+//
+// The worker runs the same sandbox (sandbox/js) as an in-process run; only
+// the script is on the other side of a pipe. Its tool calls come back to the
+// host over the pipe and go to the js.Host the caller gave, so validation,
+// approvals, events and the trace stay in the host. Workers get no
+// environment and no descriptors but their three pipes.
+//
+// A binary that uses a Pool must call Main first thing in its main function:
+// workers are that binary started again with the argument Arg.
+package worker

@@ -1,0 +1,24 @@
+//go:build !unix
+
+package worker
+
+import (
+	"runtime/debug"
+	"time"
+)
+
+// applyLimits sets what Go itself can bound where there are no rlimits: the
+// host's wall-clock backstop and its crash handling still hold.
+func applyLimits(cfg configMsg) error {
+	if cfg.MemoryBytes > 0 {
+		debug.SetMemoryLimit(cfg.MemoryBytes * 3 / 4)
+	}
+	if cfg.StackBytes > 0 {
+		debug.SetMaxStack(cfg.StackBytes)
+	}
+	return nil
+}
+
+func setCPULimit(time.Duration) {}
+
+func closeInherited() {}

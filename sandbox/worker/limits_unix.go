@@ -1,0 +1,70 @@
+//go:build unix
+
+package worker
+
+import (
+	"os"
+	"runtime/debug"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// applyLimits bounds the worker process itself before any script runs:
+// RLIMIT_DATA caps its memory (Go's heap and stacks are private mappings,
+// which the data limit counts; RLIMIT_AS would also count the runtime's
+// large reservations and kill it at start), no core files, and a smaller
+// largest goroutine stack so that runaway recursion in Go ends quickly.
+func applyLimits(cfg configMsg) error {
+	if cfg.MemoryBytes > 0 {
+		lim := uint64(cfg.MemoryBytes)
+		if err := syscall.Setrlimit(syscall.RLIMIT_DATA, &syscall.Rlimit{Cur: lim, Max: lim}); err != nil {
+			return err
+		}
+	}
+	_ = syscall.Setrlimit(syscall.RLIMIT_CORE, &syscall.Rlimit{})
+	if cfg.StackBytes > 0 {
+		debug.SetMaxStack(cfg.StackBytes)
+	}
+	return nil
+}
+
+// setCPULimit lets the coming run use at most twice its time budget of CPU
+// (plus a second: the limit counts whole seconds) on top of what the worker
+// has used so far; past it the kernel ends the worker with SIGXCPU. A
+// backstop under the host's wall-clock one, for a worker whose threads all
+// spin.
+func setCPULimit(budget time.Duration) {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return
+	}
+	used := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	secs := uint64((used+2*budget)/time.Second) + 2
+	var cur syscall.Rlimit
+	if syscall.Getrlimit(syscall.RLIMIT_CPU, &cur) != nil || secs > cur.Max {
+		return
+	}
+	_ = syscall.Setrlimit(syscall.RLIMIT_CPU, &syscall.Rlimit{Cur: secs, Max: cur.Max})
+}
+
+// closeInherited closes every descriptor the worker inherited beyond its
+// three pipes. Go opens all its own descriptors close-on-exec, so one that
+// survived the exec without that flag was left open by some ancestor (a
+// shell, a supervisor) and is closed here, before any script runs.
+func closeInherited() {
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return // no /proc: nothing to enumerate with
+	}
+	for _, e := range entries {
+		fd, err := strconv.Atoi(e.Name())
+		if err != nil || fd <= 2 {
+			continue
+		}
+		flags, _, errno := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_GETFD, 0)
+		if errno == 0 && flags&syscall.FD_CLOEXEC == 0 {
+			_ = syscall.Close(fd)
+		}
+	}
+}

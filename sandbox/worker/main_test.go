@@ -1,0 +1,82 @@
+package worker
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+// TestMain makes the test binary its own worker (Main), plus a few broken
+// workers the tests start on purpose: each is this binary with one argument.
+func TestMain(m *testing.M) {
+	Main()
+	if len(os.Args) == 2 {
+		if f, ok := brokenWorkers[os.Args[1]]; ok {
+			f()
+			os.Exit(0)
+		}
+	}
+	goleak.VerifyTestMain(m)
+}
+
+// brokenWorkers misbehave after a correct start (config read, ready sent).
+var brokenWorkers = map[string]func(){
+	"hang": func() { // takes the run and never answers
+		handshake()
+		select {}
+	},
+	"exit": func() { // dies as soon as a run arrives
+		handshake()
+		in := bufio.NewReader(os.Stdin)
+		_, _, _ = readFrame(in, 1<<30)
+		fmt.Fprintln(os.Stderr, "panic: something broke in the worker")
+		os.Exit(2)
+	},
+	"huge": func() { // announces a frame over the protocol's limit
+		handshake()
+		in := bufio.NewReader(os.Stdin)
+		_, _, _ = readFrame(in, 1<<30)
+		os.Stdout.Write([]byte{0x7f, 0xff, 0xff, 0xff, kindDone})
+		select {}
+	},
+	"garbage": func() { // answers with a result that is not JSON
+		handshake()
+		in := bufio.NewReader(os.Stdin)
+		_, _, _ = readFrame(in, 1<<30)
+		w := bufio.NewWriter(os.Stdout)
+		w.Write([]byte{0, 0, 0, 2, kindDone, '{'})
+		w.Flush()
+		select {}
+	},
+	"probe": func() { // reports its environment and descriptors, then fails to start
+		closeInherited()
+		var fds []string
+		entries, _ := os.ReadDir("/proc/self/fd")
+		for _, e := range entries {
+			l, _ := os.Readlink("/proc/self/fd/" + e.Name())
+			fds = append(fds, e.Name()+"="+l)
+		}
+		fmt.Fprintf(os.Stderr, "env=%d fds=%s\n", len(os.Environ()), strings.Join(fds, ","))
+		os.Exit(1)
+	},
+}
+
+func handshake() {
+	in := bufio.NewReader(os.Stdin)
+	if _, _, err := readFrame(in, 1<<20); err != nil {
+		os.Exit(1)
+	}
+	w := bufio.NewWriter(os.Stdout)
+	_ = writeFrame(w, kindReady, nil)
+}
+
+// self is the test binary started with arg.
+func self(arg string) []string { return []string{os.Args[0], arg} }
+
+// raceSlowdown scales time bounds under the race detector.
+var slow = time.Duration(1)

@@ -1,0 +1,223 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/codemode-dev/codemode/sandbox/js"
+)
+
+// Config configures a Pool. Zero fields take the defaults.
+type Config struct {
+	// Command starts a worker: argv, with the program first. Default: this
+	// binary (os.Executable) with the argument Arg, which Main answers.
+	Command []string
+	// Warm is how many idle workers the pool keeps started, so a run does
+	// not wait for a process to start. Default: GOMAXPROCS.
+	Warm int
+	// Max is how many workers may run scripts at once; a run waits for a
+	// free one (or its context). Default: 8 × GOMAXPROCS.
+	Max int
+	// MemoryBytes is each worker's data-segment limit (RLIMIT_DATA): the
+	// most memory a script can make its worker use before the kernel refuses
+	// it and the run ends with memory_limit. Default: 1 GiB. It bounds the
+	// process; a run's own maxMemoryBytes is still enforced inside it.
+	MemoryBytes int64
+	// StackBytes is the largest goroutine stack in a worker. Default: 256 MiB.
+	StackBytes int
+}
+
+// Defaults for zero Config fields.
+const (
+	DefaultMemoryBytes = 1 << 30
+	DefaultStackBytes  = 256 << 20
+)
+
+func (c Config) withDefaults() (Config, error) {
+	if len(c.Command) == 0 {
+		exe, err := os.Executable()
+		if err != nil {
+			return c, fmt.Errorf("worker: cannot find this binary to start workers: %w", err)
+		}
+		c.Command = []string{exe, Arg}
+	}
+	if c.Warm <= 0 {
+		c.Warm = runtime.GOMAXPROCS(0)
+	}
+	if c.Max <= 0 {
+		c.Max = 8 * runtime.GOMAXPROCS(0)
+	}
+	c.Warm = min(c.Warm, c.Max)
+	if c.MemoryBytes <= 0 {
+		c.MemoryBytes = DefaultMemoryBytes
+	}
+	if c.StackBytes <= 0 {
+		c.StackBytes = DefaultStackBytes
+	}
+	return c, nil
+}
+
+// Pool runs scripts in worker processes. It implements the engine's
+// ScriptRunner; it is safe for concurrent use. Close it after the last run.
+type Pool struct {
+	cfg   Config
+	slots chan struct{} // Max
+
+	mu      sync.Mutex
+	idle    []*proc
+	closed  bool
+	warming int
+	wg      sync.WaitGroup // warming starts, retiring workers
+	stats   Stats
+}
+
+// Stats are a pool's counters.
+type Stats struct {
+	Started  int // worker processes started
+	Replaced int // workers killed or crashed during a run, and replaced
+}
+
+// New starts a pool and begins warming its workers in the background.
+func New(cfg Config) (*Pool, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	p := &Pool{cfg: cfg, slots: make(chan struct{}, cfg.Max)}
+	p.warm()
+	return p, nil
+}
+
+// Stats returns the pool's counters.
+func (p *Pool) Stats() Stats {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stats
+}
+
+// warm starts workers in the background until Warm are idle or starting.
+func (p *Pool) warm() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for !p.closed && len(p.idle)+p.warming < p.cfg.Warm {
+		p.warming++
+		p.wg.Add(1)
+		go func() {
+			defer p.wg.Done()
+			w, err := p.start()
+			p.mu.Lock()
+			p.warming--
+			keep := err == nil && !p.closed && len(p.idle) < p.cfg.Warm
+			if keep {
+				p.idle = append(p.idle, w)
+			}
+			p.mu.Unlock()
+			if err == nil && !keep {
+				w.kill()
+			}
+		}()
+	}
+}
+
+func (p *Pool) start() (*proc, error) {
+	w, err := startProc(p.cfg)
+	if err == nil {
+		p.mu.Lock()
+		p.stats.Started++
+		p.mu.Unlock()
+	}
+	return w, err
+}
+
+// take returns an idle worker or starts one.
+func (p *Pool) take() (*proc, error) {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil, errors.New("the worker pool is closed")
+	}
+	for n := len(p.idle); n > 0; n = len(p.idle) {
+		w := p.idle[n-1]
+		p.idle = p.idle[:n-1]
+		if w.alive() {
+			p.mu.Unlock()
+			return w, nil
+		}
+		go w.kill()
+	}
+	p.mu.Unlock()
+	return p.start()
+}
+
+// put gives a worker back after a run, or retires it.
+func (p *Pool) put(w *proc, healthy bool) {
+	p.mu.Lock()
+	if healthy && !p.closed && len(p.idle) < p.cfg.Warm && w.alive() {
+		p.idle = append(p.idle, w)
+		p.mu.Unlock()
+		return
+	}
+	if !healthy {
+		p.stats.Replaced++
+	}
+	p.mu.Unlock()
+	w.kill()
+	p.warm()
+}
+
+// Close stops every idle worker and makes later runs fail. Runs under way
+// finish first; their workers are stopped as they return.
+func (p *Pool) Close() error {
+	p.mu.Lock()
+	p.closed = true
+	idle := p.idle
+	p.idle = nil
+	p.mu.Unlock()
+	for _, w := range idle {
+		w.stop()
+	}
+	p.wg.Wait()
+	return nil
+}
+
+// RunScript compiles and runs job in a worker (the engine's ScriptRunner).
+// The worker enforces the run's budgets itself; the pool adds what it
+// cannot: a wall-clock backstop that kills a worker that does not answer
+// in time, and crash reports as structured errors.
+func (p *Pool) RunScript(ctx context.Context, job js.Job) *js.Result {
+	select {
+	case p.slots <- struct{}{}:
+	case <-ctx.Done():
+		return &js.Result{Err: ctxError(ctx)}
+	}
+	defer func() { <-p.slots }()
+	w, err := p.take()
+	if err != nil {
+		return &js.Result{Err: &js.Error{Code: js.CodeRuntimeError, Message: "cannot start a worker process: " + err.Error()}}
+	}
+	res, healthy := w.run(ctx, job)
+	p.put(w, healthy)
+	return res
+}
+
+// ctxError is the run's error for a context that ended.
+func ctxError(ctx context.Context) *js.Error {
+	code := js.CodeCanceled
+	if ctx.Err() == context.DeadlineExceeded {
+		code = js.CodeTimeout
+	}
+	return &js.Error{Code: code, Message: "the run was ended by its caller: " + context.Cause(ctx).Error()}
+}
+
+// backstop is how long past a run's own timeout the pool waits for its
+// worker's answer before killing it: the worker normally answers within
+// milliseconds of its budget (or 50 ms after, for a builtin it had to
+// abandon), so this only fires for a frozen worker.
+func backstop(timeout time.Duration) time.Duration {
+	return min(max(timeout/2, 100*time.Millisecond), 2*time.Second)
+}

@@ -1,0 +1,245 @@
+package worker
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/codemode-dev/codemode/sandbox/js"
+	"github.com/google/go-cmp/cmp"
+)
+
+// host runs the test tools: add sums {a, b}; fail rejects; boom aborts the
+// run with a budget error; wait holds the run's clock for ms, then resolves.
+type host struct{ wg sync.WaitGroup }
+
+type toolErr struct{ tool string } // a host's own value, handed back as Cause
+
+func (h *host) Start(calls []*js.Call) {
+	for _, c := range calls {
+		h.wg.Add(1)
+		go func() {
+			defer h.wg.Done()
+			switch c.Tool {
+			case "add":
+				var in struct{ A, B int }
+				_ = json.Unmarshal(c.Args, &in)
+				out, _ := json.Marshal(map[string]int{"sum": in.A + in.B})
+				c.Resolve(out)
+			case "fail":
+				c.Reject(&js.Error{Code: "tool_error", Message: "it failed", Props: json.RawMessage(`{"details":[1]}`), Cause: toolErr{c.Tool}})
+			case "boom":
+				c.Abort(&js.Error{Code: js.CodeTimeout, Message: "the tool timed out", Cause: toolErr{c.Tool}})
+			case "wait":
+				var in struct{ MS int }
+				_ = json.Unmarshal(c.Args, &in)
+				release := c.Hold()
+				time.Sleep(time.Duration(in.MS) * time.Millisecond)
+				release()
+				c.Resolve(json.RawMessage(`{"waited":true}`))
+			default:
+				c.Reject(&js.Error{Code: "unknown_tool", Message: "unknown tool " + c.Tool})
+			}
+		}()
+	}
+}
+
+var tools = []string{"add", "fail", "boom", "wait"}
+
+func newPool(t *testing.T, cfg Config) *Pool {
+	t.Helper()
+	p, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
+func run(t *testing.T, p *Pool, code string, lim js.Limits) *js.Result {
+	t.Helper()
+	h := &host{}
+	res := p.RunScript(context.Background(), js.Job{Code: code, Options: js.Options{Limits: lim, Tools: tools, Host: h, Input: json.RawMessage(`{"n":2}`)}})
+	h.wg.Wait()
+	return res
+}
+
+func code(res *js.Result) string {
+	if res.Err == nil {
+		return "success"
+	}
+	return string(res.Err.Code)
+}
+
+func TestRunLikeInProcess(t *testing.T) {
+	p := newPool(t, Config{Warm: 1, Max: 2})
+	cases := []string{
+		`const r = await tools.add({a: input.n, b: 3}); console.log("sum", r.sum); return r`,
+		`const [a, b] = await Promise.all([tools.add({a: 1, b: 1}), tools.add({a: 2, b: 2})]); return a.sum + b.sum`,
+		`try { await tools.fail({}) } catch (e) { return [e.code, e.message, e.details, e.tool] }`,
+		`await tools.fail({})`,
+		`await tools.nope({})`,
+		`let x: number = 4; return x * 2`, // TypeScript
+		`return (`,                        // syntax error
+		`while (true) {}`,
+		`throw new RangeError("no")`,
+	}
+	cache := js.NewCache(16)
+	for _, c := range cases {
+		want := func() *js.Result {
+			s, err := cache.Compile(c, 0)
+			if err != nil {
+				return &js.Result{Err: err}
+			}
+			h := &host{}
+			r := js.Run(context.Background(), s, js.Options{Limits: js.Limits{Timeout: 300 * time.Millisecond}, Tools: tools, Host: h, Input: json.RawMessage(`{"n":2}`)})
+			h.wg.Wait()
+			r.TypeScript = s.TypeScript
+			return r
+		}()
+		got := run(t, p, c, js.Limits{Timeout: 300 * time.Millisecond})
+		opts := cmp.Options{cmp.FilterPath(func(p cmp.Path) bool { return p.Last().String() == ".Cause" }, cmp.Ignore())}
+		if d := cmp.Diff(want, got, opts); d != "" {
+			t.Errorf("%s: worker differs from in process (-want +got):\n%s", c, d)
+		}
+	}
+	if s := p.Stats(); s.Replaced != 0 {
+		t.Errorf("workers replaced: %+v", s)
+	}
+}
+
+func TestErrorsKeepTheHostsCause(t *testing.T) {
+	p := newPool(t, Config{Warm: 1})
+	for _, tc := range []struct{ code, tool string }{{`await tools.fail({})`, "fail"}, {`await tools.boom({})`, "boom"}} {
+		res := run(t, p, tc.code, js.Limits{})
+		if res.Err == nil || res.Err.Cause != (toolErr{tc.tool}) {
+			t.Errorf("%s: error %+v, want the host's cause for %s", tc.code, res.Err, tc.tool)
+		}
+	}
+}
+
+// A worker that dies, hangs or breaks the protocol fails that run with a
+// structured error, and the pool goes on with a new worker.
+func TestBrokenWorkers(t *testing.T) {
+	for _, tc := range []struct {
+		worker, code, msg string
+	}{
+		{"hang", "timeout", "did not answer"},
+		{"exit", "runtime_error", "something broke"},
+		{"huge", "output_limit", "over the worker protocol's limit"},
+		{"garbage", "runtime_error", "malformed result"},
+	} {
+		t.Run(tc.worker, func(t *testing.T) {
+			p := newPool(t, Config{Command: self(tc.worker), Warm: 1})
+			start := time.Now()
+			res := run(t, p, `return 1`, js.Limits{Timeout: 300 * time.Millisecond})
+			if code(res) != tc.code || !strings.Contains(res.Err.Message, tc.msg) {
+				t.Errorf("got %+v, want %s mentioning %q", res.Err, tc.code, tc.msg)
+			}
+			if d := time.Since(start); d > 5*time.Second {
+				t.Errorf("took %v", d)
+			}
+		})
+	}
+}
+
+func TestWorkersGetNoEnvironmentOrDescriptors(t *testing.T) {
+	t.Setenv("CODEMODE_SECRET", "x")
+	_, err := startProc(mustDefaults(t, Config{Command: self("probe")}))
+	if err == nil || !strings.Contains(err.Error(), "env=0 fds=") {
+		t.Fatalf("got %v, want a report of the worker's environment and descriptors", err)
+	}
+	// What may be open: the three pipes, and descriptors the Go runtime and
+	// the probe opened themselves (the cgroup files GOMAXPROCS reads, the
+	// directory being listed).
+	for _, fd := range strings.Split(err.Error()[strings.Index(err.Error(), "fds=")+4:], ",") {
+		num, target, _ := strings.Cut(fd, "=")
+		if n, _ := strconv.Atoi(num); n > 2 && !strings.HasPrefix(target, "/sys/fs/cgroup/") && !strings.HasPrefix(target, "/proc/") && target != "" {
+			t.Errorf("the worker has descriptor %s open: %s", num, target)
+		}
+	}
+}
+
+func mustDefaults(t *testing.T, c Config) Config {
+	t.Helper()
+	c, err := c.withDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// Crashes inside a real worker: its memory limit, the Go stack, a run that
+// had to be abandoned. Each is that run's error only; the next run works.
+func TestContainment(t *testing.T) {
+	p := newPool(t, Config{Warm: 1, Max: 2, MemoryBytes: 256 << 20, StackBytes: 64 << 20})
+	for _, tc := range []struct{ name, code, want string }{
+		{"memory", `const a = []; for (;;) a.push("x".repeat(1000) + a.length)`, "memory_limit"},
+		{"cancel-then-next", `return 1`, "success"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := run(t, p, tc.code, js.Limits{Timeout: 20 * time.Second, MaxMemoryBytes: 4 << 30})
+			if code(res) != tc.want {
+				t.Errorf("got %s (%v), want %s", code(res), res.Err, tc.want)
+			}
+			if next := run(t, p, `return (await tools.add({a: 1, b: 1})).sum`, js.Limits{}); string(next.Value) != "2" {
+				t.Errorf("the next run: %s %v", next.Value, next.Err)
+			}
+		})
+	}
+}
+
+func TestCancel(t *testing.T) {
+	p := newPool(t, Config{Warm: 1})
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	start := time.Now()
+	res := p.RunScript(ctx, js.Job{Code: `while (true) {}`, Options: js.Options{Host: &host{}}})
+	if code(res) != "canceled" || time.Since(start) > 3*time.Second {
+		t.Errorf("got %v after %v, want canceled soon after 100ms", res.Err, time.Since(start))
+	}
+	if s := p.Stats(); s.Replaced != 0 {
+		t.Errorf("a canceled run that stopped replaced its worker: %+v", s)
+	}
+}
+
+// Time a call holds (waiting for a person) is billed neither by the worker
+// nor by the pool's backstop.
+func TestHoldsPauseTheBackstop(t *testing.T) {
+	p := newPool(t, Config{Warm: 1})
+	res := run(t, p, `return await tools.wait({ms: 900})`, js.Limits{Timeout: 200 * time.Millisecond})
+	if res.Err != nil || string(res.Value) != `{"waited":true}` {
+		t.Errorf("got %s %v", res.Value, res.Err)
+	}
+}
+
+func TestConcurrentRuns(t *testing.T) {
+	p := newPool(t, Config{Warm: 2, Max: 3})
+	var wg sync.WaitGroup
+	for i := range 12 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res := run(t, p, `let s = 0; for (let i = 0; i < 5; i++) s += (await tools.add({a: i, b: input.n})).sum; return s`, js.Limits{})
+			if string(res.Value) != "20" {
+				t.Errorf("run %d: %s %v", i, res.Value, res.Err)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func TestClosedPool(t *testing.T) {
+	p, err := New(Config{Warm: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+	if res := run(t, p, `return 1`, js.Limits{}); code(res) != "runtime_error" || !strings.Contains(res.Err.Message, "closed") {
+		t.Errorf("got %v", res.Err)
+	}
+}

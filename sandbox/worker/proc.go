@@ -1,0 +1,185 @@
+package worker
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+)
+
+// proc is one worker process, seen from the host.
+type proc struct {
+	cmd    *exec.Cmd
+	memory int64
+
+	wmu sync.Mutex // guards out
+	out *bufio.Writer
+	in  io.Closer
+
+	frames chan frame    // from the reader goroutine; closed when the worker's stdout ends
+	exited chan struct{} // closed when the process has been waited for
+	stderr *capWriter
+	tools  []string // the tool names the worker has
+
+	killOnce sync.Once
+	killed   bool // by the pool, before exited closed
+}
+
+type frame struct {
+	kind byte
+	body []byte
+	err  error // the reader's error; the last frame
+}
+
+// startProc starts a worker, sends its configuration and waits for it to
+// be ready.
+func startProc(cfg Config) (*proc, error) {
+	cmd := exec.Command(cfg.Command[0], cfg.Command[1:]...)
+	cmd.Env = []string{} // no environment: nothing of the host's leaks in
+	detach(cmd)
+	w := &proc{cmd: cmd, memory: cfg.MemoryBytes, frames: make(chan frame, 16), exited: make(chan struct{}), stderr: &capWriter{max: 16 << 10}}
+	cmd.Stderr = w.stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	w.in, w.out = stdin, bufio.NewWriterSize(stdin, 64<<10)
+	go w.read(bufio.NewReaderSize(stdout, 64<<10))
+	if err := w.send(kindConfig, configMsg{MemoryBytes: cfg.MemoryBytes, StackBytes: cfg.StackBytes}); err != nil {
+		w.kill()
+		return nil, err
+	}
+	t := time.NewTimer(10 * time.Second)
+	defer t.Stop()
+	select {
+	case f := <-w.frames:
+		if f.kind == kindReady {
+			return w, nil
+		}
+		w.kill()
+		if f.err != nil {
+			<-w.exited
+			return nil, fmt.Errorf("the worker ended at start: %v%s", f.err, w.stderr.firstLine(": "))
+		}
+		return nil, errors.New("the worker did not start properly")
+	case <-t.C:
+		w.kill()
+		return nil, errors.New("the worker did not start within 10s")
+	}
+}
+
+// read passes the worker's frames on until its stdout ends or misbehaves,
+// then waits for the process to end.
+func (w *proc) read(r *bufio.Reader) {
+	for {
+		kind, body, err := readFrame(r, maxFrame)
+		if err != nil {
+			w.frames <- frame{err: err}
+			close(w.frames)
+			if _, tooLarge := err.(errFrameTooLarge); tooLarge {
+				w.kill()
+			}
+			_ = w.cmd.Wait()
+			close(w.exited)
+			return
+		}
+		w.frames <- frame{kind: kind, body: body}
+	}
+}
+
+func (w *proc) send(kind byte, payload any) error {
+	w.wmu.Lock()
+	defer w.wmu.Unlock()
+	return writeFrame(w.out, kind, payload)
+}
+
+// alive reports whether the worker can take a run: running, and with
+// nothing unasked-for waiting from it.
+func (w *proc) alive() bool {
+	select {
+	case <-w.exited:
+		return false
+	default:
+		return len(w.frames) == 0
+	}
+}
+
+// kill ends the worker at once.
+func (w *proc) kill() {
+	w.killOnce.Do(func() {
+		w.wmu.Lock()
+		w.killed = true
+		w.wmu.Unlock()
+		_ = w.cmd.Process.Kill()
+		_ = w.in.Close()
+	})
+}
+
+// stop ends an idle worker: closing its stdin makes it exit; a worker that
+// does not within a second is killed.
+func (w *proc) stop() {
+	_ = w.in.Close()
+	select {
+	case <-w.exited:
+	case <-time.After(time.Second):
+		w.kill()
+		<-w.exited
+	}
+}
+
+// capWriter keeps the first max bytes written to it (a worker's stderr,
+// for crash reports) and discards the rest.
+type capWriter struct {
+	mu  sync.Mutex
+	buf []byte
+	max int
+}
+
+func (c *capWriter) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if room := c.max - len(c.buf); room > 0 {
+		c.buf = append(c.buf, p[:min(room, len(p))]...)
+	}
+	return len(p), nil
+}
+
+func (c *capWriter) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return string(c.buf)
+}
+
+// firstLine is the first non-empty line of what was written, after prefix;
+// "" when nothing was.
+func (c *capWriter) firstLine(prefix string) string {
+	for _, l := range strings.Split(c.String(), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			return prefix + cut(l, 300)
+		}
+	}
+	return ""
+}
+
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }

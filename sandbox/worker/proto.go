@@ -1,0 +1,163 @@
+package worker
+
+import (
+	"bufio"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/codemode-dev/codemode/sandbox/js"
+)
+
+// The protocol between a pool and its workers: frames of a 4-byte
+// big-endian length, one kind byte and a JSON payload, over the worker's
+// stdin (host → worker) and stdout (worker → host).
+const (
+	kindConfig  byte = 'c' // host → worker, first: configMsg
+	kindReady   byte = 'y' // worker → host: limits applied, ready to run
+	kindRun     byte = 'r' // host → worker: runMsg
+	kindSettle  byte = 's' // host → worker: settleMsg
+	kindHold    byte = 'h' // host → worker: holdMsg
+	kindRelease byte = 'l' // host → worker: holdMsg
+	kindCancel  byte = 'x' // host → worker: end the run now (no payload)
+	kindCalls   byte = 't' // worker → host: []callMsg, one turn of the script
+	kindLog     byte = 'g' // worker → host: js.Log
+	kindDone    byte = 'd' // worker → host: doneMsg
+)
+
+// maxFrame bounds a frame from a worker: a worker is as untrusted as the
+// script in it, so the host reads no more than this per message. A run
+// whose result or arguments are larger fails with output_limit.
+const maxFrame = 128 << 20
+
+type configMsg struct {
+	MemoryBytes int64 `json:"memoryBytes"` // RLIMIT_DATA
+	StackBytes  int   `json:"stackBytes"`  // the largest goroutine stack
+}
+
+type runMsg struct {
+	Code         string          `json:"code"`
+	MaxCodeBytes int             `json:"maxCodeBytes,omitempty"`
+	Limits       js.Limits       `json:"limits"`
+	Input        json.RawMessage `json:"input,omitempty"`
+	Tools        []string        `json:"tools,omitempty"`     // nil: the previous run's
+	SameTools    bool            `json:"sameTools,omitempty"` // Tools is the previous run's
+	Logs         bool            `json:"logs,omitempty"`      // send each console line as it is written
+}
+
+type callMsg struct {
+	Index  int             `json:"i"`
+	Tool   string          `json:"t"`
+	Args   json.RawMessage `json:"a"`
+	Line   int             `json:"l,omitempty"`
+	Column int             `json:"c,omitempty"`
+}
+
+type settleMsg struct {
+	Index  int             `json:"i"`
+	Result json.RawMessage `json:"r,omitempty"`
+	Err    *errMsg         `json:"e,omitempty"`
+	Abort  bool            `json:"a,omitempty"`
+}
+
+type holdMsg struct {
+	Index int `json:"i"`
+}
+
+type errMsg struct {
+	Code    js.Code         `json:"code"`
+	Message string          `json:"message"`
+	Line    int             `json:"line,omitempty"`
+	Column  int             `json:"column,omitempty"`
+	Props   json.RawMessage `json:"props,omitempty"`
+	// Call is 1 + the index of the tool call whose error this is, so the host
+	// can hand back its own value (js.Error.Cause); 0 for the run's own.
+	Call int `json:"call,omitempty"`
+}
+
+type doneMsg struct {
+	Value         json.RawMessage `json:"value,omitempty"`
+	Logs          []js.Log        `json:"logs,omitempty"`
+	LogsTruncated bool            `json:"logsTruncated,omitempty"`
+	Err           *errMsg         `json:"err,omitempty"`
+	ToolCalls     int             `json:"toolCalls"`
+	LateCalls     int             `json:"lateCalls,omitempty"`
+	TypeScript    bool            `json:"typescript,omitempty"`
+	// Retire asks the host not to reuse the worker: part of the run could
+	// not be stopped and may still be running in it.
+	Retire bool `json:"retire,omitempty"`
+}
+
+// callCause is the Cause a worker gives the errors of rejected calls, so the
+// run's final error can name the call it came from.
+type callCause int
+
+func toErrMsg(e *js.Error) *errMsg {
+	if e == nil {
+		return nil
+	}
+	m := &errMsg{Code: e.Code, Message: e.Message, Line: e.Line, Column: e.Column, Props: e.Props}
+	if c, ok := e.Cause.(callCause); ok {
+		m.Call = int(c) + 1
+	}
+	return m
+}
+
+func (m *errMsg) toError() *js.Error {
+	if m == nil {
+		return nil
+	}
+	return &js.Error{Code: m.Code, Message: m.Message, Line: m.Line, Column: m.Column, Props: m.Props}
+}
+
+// writeFrame writes one frame and flushes it.
+func writeFrame(w *bufio.Writer, kind byte, payload any) error {
+	var body []byte
+	if payload != nil {
+		var err error
+		if body, err = json.Marshal(payload); err != nil {
+			return err
+		}
+	}
+	var hdr [5]byte
+	binary.BigEndian.PutUint32(hdr[:4], uint32(len(body)+1))
+	hdr[4] = kind
+	if _, err := w.Write(hdr[:]); err != nil {
+		return err
+	}
+	if _, err := w.Write(body); err != nil {
+		return err
+	}
+	return w.Flush()
+}
+
+// errFrameTooLarge is a frame over the reader's limit.
+type errFrameTooLarge struct{ size uint32 }
+
+func (e errFrameTooLarge) Error() string {
+	return fmt.Sprintf("a message of %d bytes is over the worker protocol's limit of %d", e.size, maxFrame)
+}
+
+// readFrame reads one frame of at most max bytes.
+func readFrame(r *bufio.Reader, max uint32) (byte, []byte, error) {
+	var hdr [4]byte
+	if _, err := io.ReadFull(r, hdr[:]); err != nil {
+		return 0, nil, err
+	}
+	n := binary.BigEndian.Uint32(hdr[:])
+	if n == 0 {
+		return 0, nil, fmt.Errorf("an empty frame")
+	}
+	if n > max {
+		return 0, nil, errFrameTooLarge{n}
+	}
+	buf := make([]byte, n)
+	if _, err := io.ReadFull(r, buf); err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return 0, nil, err
+	}
+	return buf[0], buf[1:], nil
+}

@@ -1,0 +1,238 @@
+package worker
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/codemode-dev/codemode/sandbox/js"
+)
+
+// hostRun is one run seen from the host: the Settler of its calls, which
+// forwards each outcome to the worker until the run is over.
+type hostRun struct {
+	w *proc
+
+	mu       sync.Mutex
+	finished bool
+	causes   map[int]any // the host's own values of rejected calls, by index
+	holds    int
+	holdCh   chan struct{} // cap 1: holds changed
+}
+
+func (r *hostRun) Settle(c *js.Call, result json.RawMessage, err *js.Error, abort bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.finished {
+		return
+	}
+	m := settleMsg{Index: c.Index, Result: result, Abort: abort}
+	if err != nil {
+		m.Err = toErrMsg(err)
+		if err.Cause != nil {
+			r.causes[c.Index] = err.Cause
+		}
+	}
+	if r.w.send(kindSettle, m) != nil {
+		r.w.kill() // the worker stopped reading: the run loop sees it end
+	}
+}
+
+func (r *hostRun) Hold(c *js.Call) func() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.finished {
+		return func() {}
+	}
+	_ = r.w.send(kindHold, holdMsg{Index: c.Index})
+	r.setHolds(+1)
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			r.setHolds(-1)
+			if !r.finished {
+				_ = r.w.send(kindRelease, holdMsg{Index: c.Index})
+			}
+		})
+	}
+}
+
+func (r *hostRun) setHolds(d int) {
+	r.holds += d
+	select {
+	case r.holdCh <- struct{}{}:
+	default:
+	}
+}
+
+func (r *hostRun) held() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.holds > 0
+}
+
+// finish drops every later outcome: the worker has moved on.
+func (r *hostRun) finish() {
+	r.mu.Lock()
+	r.finished = true
+	r.mu.Unlock()
+}
+
+// run runs job in the worker. healthy reports whether the worker may take
+// another run.
+func (w *proc) run(ctx context.Context, job js.Job) (res *js.Result, healthy bool) {
+	opt := job.Options
+	lim := opt.Limits
+	if lim.Timeout <= 0 {
+		lim.Timeout = js.DefaultTimeout
+	}
+	m := runMsg{Code: job.Code, MaxCodeBytes: job.MaxCodeBytes, Limits: opt.Limits, Input: opt.Input, Logs: opt.OnLog != nil}
+	if w.tools != nil && slices.Equal(w.tools, opt.Tools) {
+		m.SameTools = true
+	} else {
+		m.Tools, w.tools = opt.Tools, opt.Tools
+	}
+	hr := &hostRun{w: w, causes: make(map[int]any), holdCh: make(chan struct{}, 1)}
+	defer hr.finish()
+	if err := w.send(kindRun, m); err != nil {
+		return w.crashed(hr, "the worker stopped reading"), false
+	}
+
+	// The backstop: the run's budget plus a grace, not counting time spent
+	// holding for approvals (the worker does not bill those either).
+	left := lim.Timeout + backstop(lim.Timeout)
+	since := time.Now()
+	timer := time.NewTimer(left)
+	defer timer.Stop()
+	done := ctx.Done()
+	var ended *js.Error // the caller's context ended first
+	for {
+		select {
+		case f := <-w.frames:
+			if f.err != nil {
+				if _, tooLarge := f.err.(errFrameTooLarge); tooLarge {
+					return &js.Result{Err: &js.Error{Code: js.CodeOutputLimit, Message: "the script's " + f.err.Error()}}, false
+				}
+				return w.crashed(hr, f.err.Error()), false
+			}
+			switch f.kind {
+			case kindCalls:
+				var calls []callMsg
+				if json.Unmarshal(f.body, &calls) != nil {
+					return w.misbehaved(hr, "a malformed call"), false
+				}
+				jc := make([]*js.Call, len(calls))
+				for i, c := range calls {
+					jc[i] = js.NewCall(c.Index, c.Tool, c.Args, c.Line, c.Column, hr)
+				}
+				opt.Host.Start(jc)
+			case kindLog:
+				var l js.Log
+				if json.Unmarshal(f.body, &l) != nil {
+					return w.misbehaved(hr, "a malformed log line"), false
+				}
+				if opt.OnLog != nil {
+					opt.OnLog(l)
+				}
+			case kindDone:
+				var d doneMsg
+				if json.Unmarshal(f.body, &d) != nil {
+					return w.misbehaved(hr, "a malformed result"), false
+				}
+				hr.finish()
+				res := &js.Result{Value: d.Value, Logs: d.Logs, LogsTruncated: d.LogsTruncated, Err: d.Err.toError(),
+					ToolCalls: d.ToolCalls, LateCalls: d.LateCalls, TypeScript: d.TypeScript}
+				if res.Err != nil && d.Err.Call > 0 {
+					res.Err.Cause = hr.causes[d.Err.Call-1]
+				}
+				if ended != nil {
+					res.Value, res.Err = nil, ended
+				}
+				return res, !d.Retire
+			default:
+				return w.misbehaved(hr, fmt.Sprintf("a message of unknown kind %q", f.kind)), false
+			}
+		case <-hr.holdCh:
+			if hr.held() {
+				if timer.Stop() {
+					left -= time.Since(since)
+				}
+			} else if ended == nil {
+				since = time.Now()
+				timer.Reset(max(left, 0))
+			}
+		case <-done:
+			done = nil
+			ended = ctxError(ctx)
+			_ = w.send(kindCancel, nil)
+			timer.Stop()
+			timer.Reset(250 * time.Millisecond) // for the worker to stop its run and answer
+		case <-timer.C:
+			w.kill()
+			hr.finish()
+			if ended != nil {
+				return &js.Result{Err: ended}, false
+			}
+			return &js.Result{Err: &js.Error{Code: js.CodeTimeout, Message: fmt.Sprintf(
+				"the script did not finish within its timeout of %v, and its worker process did not answer; it was killed", lim.Timeout)}}, false
+		}
+	}
+}
+
+// misbehaved ends a worker that broke the protocol.
+func (w *proc) misbehaved(hr *hostRun, what string) *js.Result {
+	w.kill()
+	hr.finish()
+	return &js.Result{Err: &js.Error{Code: js.CodeRuntimeError, Message: "the worker process sent " + what + "; it was stopped"}}
+}
+
+// crashed is the result of a run whose worker ended without answering:
+// why, as far as its exit status and its stderr tell.
+func (w *proc) crashed(hr *hostRun, detail string) *js.Result {
+	hr.finish()
+	select {
+	case <-w.exited:
+	case <-time.After(2 * time.Second): // its stdout ended, but it lives on
+		w.kill()
+		<-w.exited
+	}
+	return &js.Result{Err: w.crashError(detail)}
+}
+
+// crashError classifies a worker's end.
+func (w *proc) crashError(detail string) *js.Error {
+	text := w.stderr.String()
+	var sig syscall.Signal
+	status := -1
+	if st := w.cmd.ProcessState; st != nil {
+		status = st.ExitCode()
+		if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			sig = ws.Signal()
+		}
+	}
+	w.wmu.Lock()
+	killed := w.killed
+	w.wmu.Unlock()
+	switch {
+	case strings.Contains(text, "out of memory") || strings.Contains(text, "cannot allocate memory") || (sig == syscall.SIGKILL && !killed):
+		return &js.Error{Code: js.CodeMemoryLimit, Message: "the script used more memory than its worker process may have (" + mib(w.memory) + "); the worker was replaced"}
+	case strings.Contains(text, "stack overflow") || strings.Contains(text, "stack exceeds"):
+		return &js.Error{Code: js.CodeLimitExceeded, Message: "the script overflowed the stack of its worker process (deep recursion inside a builtin); the worker was replaced"}
+	case sig == syscall.SIGXCPU:
+		return &js.Error{Code: js.CodeTimeout, Message: "the script used more CPU time than its budget allows; the worker was replaced"}
+	}
+	why := fmt.Sprintf("exit status %d", status)
+	if sig != 0 {
+		why = "signal " + sig.String()
+	}
+	return &js.Error{Code: js.CodeRuntimeError, Message: "the worker process running the script crashed (" + why + ")" + w.stderr.firstLine(": ")}
+}
+
+func mib(n int64) string { return fmt.Sprintf("%d MiB", n>>20) }

@@ -1,0 +1,245 @@
+package worker
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"sync"
+
+	"github.com/codemode-dev/codemode/sandbox/js"
+)
+
+// Arg is the argument that makes a binary a worker (see Main).
+const Arg = "__codemode_worker__"
+
+// Main makes the running binary a worker when it was started as one — with
+// Arg as its only argument — and returns otherwise. Call it first thing in
+// main of any binary that uses a Pool: a worker serves runs on its stdin and
+// stdout until its stdin closes, then exits.
+func Main() {
+	if len(os.Args) != 2 || os.Args[1] != Arg {
+		return
+	}
+	closeInherited()
+	if err := Serve(os.Stdin, os.Stdout); err != nil {
+		os.Exit(3)
+	}
+	os.Exit(0)
+}
+
+// Serve is a worker's side of the protocol: it applies the limits the host
+// sends first, then runs one script at a time until in ends. Main calls it;
+// tests may call it on pipes of their own.
+func Serve(in io.Reader, out io.Writer) error {
+	w := &server{in: bufio.NewReaderSize(in, 64<<10), out: bufio.NewWriterSize(out, 64<<10), cache: js.NewCache(64)}
+	kind, body, err := readFrame(w.in, 1<<30)
+	if err != nil {
+		return err
+	}
+	if kind != kindConfig {
+		return errors.New("worker: the first message is not the configuration")
+	}
+	var cfg configMsg
+	if err := json.Unmarshal(body, &cfg); err != nil {
+		return err
+	}
+	if err := applyLimits(cfg); err != nil {
+		return err
+	}
+	if err := w.send(kindReady, nil); err != nil {
+		return err
+	}
+	return w.serve()
+}
+
+// server is the worker's state: at most one run at a time.
+type server struct {
+	in    *bufio.Reader
+	cache *js.Cache
+	tools []string
+
+	mu     sync.Mutex // guards out, run
+	out    *bufio.Writer
+	run    *remoteRun
+	broken error // the host stopped reading: nothing more can be said
+}
+
+// remoteRun is the current run: its calls by index, their holds, and how to
+// cancel it.
+type remoteRun struct {
+	cancel   context.CancelFunc
+	calls    map[int]*js.Call
+	releases map[int]func()
+}
+
+func (w *server) send(kind byte, payload any) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.sendLocked(kind, payload)
+}
+
+func (w *server) sendLocked(kind byte, payload any) error {
+	if w.broken != nil {
+		return w.broken
+	}
+	if err := writeFrame(w.out, kind, payload); err != nil {
+		w.broken = err
+		return err
+	}
+	return nil
+}
+
+func (w *server) serve() error {
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for {
+		kind, body, err := readFrame(w.in, 1<<30)
+		if err != nil {
+			w.mu.Lock()
+			if w.run != nil {
+				w.run.cancel()
+			}
+			w.mu.Unlock()
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+		switch kind {
+		case kindRun:
+			var m runMsg
+			if err := json.Unmarshal(body, &m); err != nil {
+				return err
+			}
+			if !m.SameTools {
+				w.tools = m.Tools
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			run := &remoteRun{cancel: cancel, calls: make(map[int]*js.Call), releases: make(map[int]func())}
+			w.mu.Lock()
+			w.run = run
+			w.mu.Unlock()
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				w.runScript(ctx, run, &m)
+			}()
+		case kindSettle:
+			var m settleMsg
+			if err := json.Unmarshal(body, &m); err != nil {
+				return err
+			}
+			if c := w.call(m.Index, false); c != nil {
+				switch err := m.Err.toError(); {
+				case err == nil:
+					c.Resolve(m.Result)
+				case m.Abort:
+					err.Cause = callCause(m.Index)
+					c.Abort(err)
+				default:
+					err.Cause = callCause(m.Index)
+					c.Reject(err)
+				}
+			}
+		case kindHold, kindRelease:
+			var m holdMsg
+			if err := json.Unmarshal(body, &m); err != nil {
+				return err
+			}
+			w.hold(m.Index, kind == kindHold)
+		case kindCancel:
+			w.mu.Lock()
+			if w.run != nil {
+				w.run.cancel()
+			}
+			w.mu.Unlock()
+		default:
+			return errors.New("worker: unknown message kind")
+		}
+	}
+}
+
+// call is the current run's call i; settled calls are forgotten.
+func (w *server) call(i int, keep bool) *js.Call {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.run == nil {
+		return nil
+	}
+	c := w.run.calls[i]
+	if !keep {
+		delete(w.run.calls, i)
+	}
+	return c
+}
+
+func (w *server) hold(i int, on bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.run == nil {
+		return
+	}
+	if on {
+		if c := w.run.calls[i]; c != nil && w.run.releases[i] == nil {
+			w.run.releases[i] = c.Hold()
+		}
+		return
+	}
+	if rel := w.run.releases[i]; rel != nil {
+		delete(w.run.releases, i)
+		rel()
+	}
+}
+
+func (w *server) runScript(ctx context.Context, run *remoteRun, m *runMsg) {
+	defer run.cancel()
+	abandonedBefore := js.Abandoned()
+	res := &js.Result{}
+	s, cerr := w.cache.Compile(m.Code, m.MaxCodeBytes)
+	if cerr != nil {
+		res.Err = cerr
+	} else {
+		setCPULimit(m.Limits.Timeout)
+		opt := js.Options{Limits: m.Limits, Input: m.Input, Tools: w.tools, Host: remoteHost{w, run}}
+		if m.Logs {
+			opt.OnLog = func(l js.Log) { _ = w.send(kindLog, l) }
+		}
+		res = js.Run(ctx, s, opt)
+		res.TypeScript = s.TypeScript
+	}
+	done := doneMsg{Value: res.Value, Logs: res.Logs, LogsTruncated: res.LogsTruncated, Err: toErrMsg(res.Err),
+		ToolCalls: res.ToolCalls, LateCalls: res.LateCalls, TypeScript: res.TypeScript,
+		Retire: js.Abandoned() > abandonedBefore}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.run = nil
+	for _, rel := range run.releases {
+		rel()
+	}
+	_ = w.sendLocked(kindDone, done)
+}
+
+// remoteHost hands a turn's calls to the host process.
+type remoteHost struct {
+	w   *server
+	run *remoteRun
+}
+
+func (h remoteHost) Start(calls []*js.Call) {
+	msgs := make([]callMsg, len(calls))
+	h.w.mu.Lock()
+	defer h.w.mu.Unlock()
+	for i, c := range calls {
+		h.run.calls[c.Index] = c
+		msgs[i] = callMsg{Index: c.Index, Tool: c.Tool, Args: c.Args, Line: c.Line, Column: c.Column}
+	}
+	if h.w.sendLocked(kindCalls, msgs) != nil {
+		// The host is gone: end the run rather than wait for answers.
+		for _, c := range calls {
+			c.Abort(&js.Error{Code: js.CodeCanceled, Message: "the host stopped listening to the worker"})
+		}
+	}
+}
