@@ -30,6 +30,9 @@ type Config struct {
 	MemoryBytes int64
 	// StackBytes is the largest goroutine stack in a worker. Default: 256 MiB.
 	StackBytes int
+	// WasmCacheDir is where workers keep compiled WASM modules (see
+	// wasm.Config.CacheDir); "" compiles in every worker.
+	WasmCacheDir string
 }
 
 // Defaults for zero Config fields.
@@ -220,4 +223,9 @@ func ctxError(ctx context.Context) *js.Error {
 // abandon), so this only fires for a frozen worker.
 func backstop(timeout time.Duration) time.Duration {
 	return min(max(timeout/2, 100*time.Millisecond), 2*time.Second)
+}
+
+// newBackstop is a timer that fires at timeout + backstop(timeout).
+func newBackstop(timeout time.Duration) *time.Timer {
+	return time.NewTimer(timeout + backstop(timeout))
 }

@@ -20,10 +20,11 @@ type proc struct {
 	out *bufio.Writer
 	in  io.Closer
 
-	frames chan frame    // from the reader goroutine; closed when the worker's stdout ends
-	exited chan struct{} // closed when the process has been waited for
-	stderr *capWriter
-	tools  []string // the tool names the worker has
+	frames  chan frame    // from the reader goroutine; closed when the worker's stdout ends
+	exited  chan struct{} // closed when the process has been waited for
+	stderr  *capWriter
+	tools   []string        // the tool names the worker has
+	modules map[uint64]bool // the WASM modules the worker has been sent
 
 	killOnce sync.Once
 	killed   bool // by the pool, before exited closed
@@ -41,7 +42,7 @@ func startProc(cfg Config) (*proc, error) {
 	cmd := exec.Command(cfg.Command[0], cfg.Command[1:]...)
 	cmd.Env = []string{} // no environment: nothing of the host's leaks in
 	detach(cmd)
-	w := &proc{cmd: cmd, memory: cfg.MemoryBytes, frames: make(chan frame, 16), exited: make(chan struct{}), stderr: &capWriter{max: 16 << 10}}
+	w := &proc{cmd: cmd, memory: cfg.MemoryBytes, modules: make(map[uint64]bool), frames: make(chan frame, 16), exited: make(chan struct{}), stderr: &capWriter{max: 16 << 10}}
 	cmd.Stderr = w.stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -56,7 +57,7 @@ func startProc(cfg Config) (*proc, error) {
 	}
 	w.in, w.out = stdin, bufio.NewWriterSize(stdin, 64<<10)
 	go w.read(bufio.NewReaderSize(stdout, 64<<10))
-	if err := w.send(kindConfig, configMsg{MemoryBytes: cfg.MemoryBytes, StackBytes: cfg.StackBytes}); err != nil {
+	if err := w.send(kindConfig, configMsg{MemoryBytes: cfg.MemoryBytes, StackBytes: cfg.StackBytes, WasmCacheDir: cfg.WasmCacheDir}); err != nil {
 		w.kill()
 		return nil, err
 	}

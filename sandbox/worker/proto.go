@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/codemode-dev/codemode/sandbox/js"
+	"github.com/codemode-dev/codemode/sandbox/wasm"
 )
 
 // The protocol between a pool and its workers: frames of a 4-byte
@@ -24,6 +25,10 @@ const (
 	kindCalls   byte = 't' // worker → host: []callMsg, one turn of the script
 	kindLog     byte = 'g' // worker → host: js.Log
 	kindDone    byte = 'd' // worker → host: doneMsg
+
+	kindModule   byte = 'm' // host → worker: moduleMsg, before the first call of a module
+	kindWasmCall byte = 'w' // host → worker: 8-byte module id, then the call's arguments
+	kindWasmDone byte = 'e' // worker → host: 0 and the result, or 1 and a JSON errMsg
 )
 
 // maxFrame bounds a frame from a worker: a worker is as untrusted as the
@@ -32,8 +37,15 @@ const (
 const maxFrame = 128 << 20
 
 type configMsg struct {
-	MemoryBytes int64 `json:"memoryBytes"` // RLIMIT_DATA
-	StackBytes  int   `json:"stackBytes"`  // the largest goroutine stack
+	MemoryBytes  int64  `json:"memoryBytes"`            // RLIMIT_DATA
+	StackBytes   int    `json:"stackBytes"`             // the largest goroutine stack
+	WasmCacheDir string `json:"wasmCacheDir,omitempty"` // the WASM runtime's compilation cache
+}
+
+type moduleMsg struct {
+	ID      uint64             `json:"id"`
+	Binary  []byte             `json:"binary"`
+	Options wasm.ModuleOptions `json:"options"`
 }
 
 type runMsg struct {
@@ -111,10 +123,15 @@ func (m *errMsg) toError() *js.Error {
 	return &js.Error{Code: m.Code, Message: m.Message, Line: m.Line, Column: m.Column, Props: m.Props}
 }
 
-// writeFrame writes one frame and flushes it.
+// writeFrame writes one frame and flushes it: payload as JSON, or as it is
+// when it is a []byte.
 func writeFrame(w *bufio.Writer, kind byte, payload any) error {
 	var body []byte
-	if payload != nil {
+	switch p := payload.(type) {
+	case nil:
+	case []byte:
+		body = p
+	default:
 		var err error
 		if body, err = json.Marshal(payload); err != nil {
 			return err

@@ -109,7 +109,7 @@ func (w *proc) run(ctx context.Context, job js.Job) (res *js.Result, healthy boo
 	// holding for approvals (the worker does not bill those either).
 	left := lim.Timeout + backstop(lim.Timeout)
 	since := time.Now()
-	timer := time.NewTimer(left)
+	timer := newBackstop(lim.Timeout)
 	defer timer.Stop()
 	done := ctx.Done()
 	var ended *js.Error // the caller's context ended first

@@ -3,6 +3,7 @@ package worker
 import (
 	"bufio"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/codemode-dev/codemode/sandbox/js"
+	"github.com/codemode-dev/codemode/sandbox/wasm"
 )
 
 // Arg is the argument that makes a binary a worker (see Main).
@@ -49,6 +51,7 @@ func Serve(in io.Reader, out io.Writer) error {
 	if err := applyLimits(cfg); err != nil {
 		return err
 	}
+	w.wasmCache = cfg.WasmCacheDir
 	if err := w.send(kindReady, nil); err != nil {
 		return err
 	}
@@ -61,10 +64,15 @@ type server struct {
 	cache *js.Cache
 	tools []string
 
-	mu     sync.Mutex // guards out, run
+	mu     sync.Mutex // guards out, run, job
 	out    *bufio.Writer
-	run    *remoteRun
-	broken error // the host stopped reading: nothing more can be said
+	run    *remoteRun         // the script running, if any
+	job    context.CancelFunc // ends the script or WASM call running, if any
+	broken error              // the host stopped reading: nothing more can be said
+
+	wasmCache string
+	rt        *wasm.Runtime           // made at the first module
+	modules   map[uint64]*wasm.Module // by the host's id
 }
 
 // remoteRun is the current run: its calls by index, their holds, and how to
@@ -98,11 +106,7 @@ func (w *server) serve() error {
 	for {
 		kind, body, err := readFrame(w.in, 1<<30)
 		if err != nil {
-			w.mu.Lock()
-			if w.run != nil {
-				w.run.cancel()
-			}
-			w.mu.Unlock()
+			w.cancelJob()
 			if err == io.EOF {
 				return nil
 			}
@@ -120,7 +124,7 @@ func (w *server) serve() error {
 			ctx, cancel := context.WithCancel(context.Background())
 			run := &remoteRun{cancel: cancel, calls: make(map[int]*js.Call), releases: make(map[int]func())}
 			w.mu.Lock()
-			w.run = run
+			w.run, w.job = run, cancel
 			w.mu.Unlock()
 			wg.Add(1)
 			go func() {
@@ -151,15 +155,90 @@ func (w *server) serve() error {
 			}
 			w.hold(m.Index, kind == kindHold)
 		case kindCancel:
-			w.mu.Lock()
-			if w.run != nil {
-				w.run.cancel()
+			w.cancelJob()
+		case kindModule:
+			var m moduleMsg
+			if err := json.Unmarshal(body, &m); err != nil {
+				return err
 			}
+			w.loadModule(&m)
+		case kindWasmCall:
+			if len(body) < 8 {
+				return errors.New("worker: a WASM call without a module")
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			w.mu.Lock()
+			w.job = cancel
 			w.mu.Unlock()
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				w.callModule(ctx, cancel, binary.BigEndian.Uint64(body), body[8:])
+			}()
 		default:
 			return errors.New("worker: unknown message kind")
 		}
 	}
+}
+
+func (w *server) cancelJob() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.job != nil {
+		w.job()
+	}
+}
+
+// loadModule compiles a module the host will call; a module that does not
+// compile fails its calls with the reason.
+func (w *server) loadModule(m *moduleMsg) {
+	if w.modules == nil {
+		w.modules = make(map[uint64]*wasm.Module)
+	}
+	if w.rt == nil {
+		rt, err := wasm.NewRuntime(context.Background(), wasm.Config{CacheDir: w.wasmCache})
+		if err != nil {
+			rt, _ = wasm.NewRuntime(context.Background(), wasm.Config{}) // an unusable cache is no reason to fail
+		}
+		w.rt = rt
+	}
+	if w.rt == nil {
+		return
+	}
+	if mod, err := w.rt.Compile(context.Background(), m.Binary, m.Options); err == nil {
+		w.modules[m.ID] = mod
+	}
+}
+
+// callModule runs one WASM call and answers with its outcome.
+func (w *server) callModule(ctx context.Context, cancel context.CancelFunc, id uint64, args []byte) {
+	defer cancel()
+	var out []byte
+	mod := w.modules[id]
+	var err *wasm.Error
+	if mod == nil {
+		err = &wasm.Error{Code: wasm.CodeToolError, Message: "the module could not be loaded in the worker process"}
+	} else {
+		out, err = mod.Call(ctx, args)
+	}
+	var body []byte
+	if err != nil {
+		e, _ := json.Marshal(wasmErr{Code: err.Code, Message: err.Message, ExitCode: err.ExitCode})
+		body = append([]byte{1}, e...)
+	} else {
+		body = append([]byte{0}, out...)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.job = nil
+	_ = w.sendLocked(kindWasmDone, body)
+}
+
+// wasmErr is a wasm.Error on the wire.
+type wasmErr struct {
+	Code     wasm.Code `json:"code"`
+	Message  string    `json:"message"`
+	ExitCode uint32    `json:"exitCode,omitempty"`
 }
 
 // call is the current run's call i; settled calls are forgotten.
@@ -215,7 +294,7 @@ func (w *server) runScript(ctx context.Context, run *remoteRun, m *runMsg) {
 		Retire: js.Abandoned() > abandonedBefore}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.run = nil
+	w.run, w.job = nil, nil
 	for _, rel := range run.releases {
 		rel()
 	}

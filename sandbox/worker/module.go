@@ -1,0 +1,121 @@
+package worker
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/codemode-dev/codemode/sandbox/js"
+	"github.com/codemode-dev/codemode/sandbox/wasm"
+)
+
+// Module is a WASM module whose calls run in the pool's workers: each
+// worker compiles it the first time it gets one of its calls (from the
+// pool's WasmCacheDir, when set, in a fraction of the first compile).
+type Module struct {
+	p    *Pool
+	id   uint64
+	load []byte // the moduleMsg, encoded once
+	opts wasm.ModuleOptions
+}
+
+var moduleIDs atomic.Uint64
+
+// Module makes a module of binary whose calls run in the pool. The binary
+// should have compiled in this process first (wasm.Runtime.Compile), so
+// that its mistakes are reported when it is loaded, not at its first call.
+func (p *Pool) Module(binary []byte, opts wasm.ModuleOptions) (*Module, error) {
+	id := moduleIDs.Add(1)
+	load, err := json.Marshal(moduleMsg{ID: id, Binary: binary, Options: opts})
+	if err != nil {
+		return nil, err
+	}
+	return &Module{p: p, id: id, load: load, opts: opts}, nil
+}
+
+// Call runs the module once in a worker, as wasm.Module.Call does in
+// process: the same limits hold, enforced in the worker; the pool adds a
+// wall-clock backstop and turns a crash of the worker into the call's error.
+func (m *Module) Call(ctx context.Context, args []byte) (json.RawMessage, *wasm.Error) {
+	p := m.p
+	select {
+	case p.slots <- struct{}{}:
+	case <-ctx.Done():
+		return nil, toWasmError(ctxError(ctx))
+	}
+	defer func() { <-p.slots }()
+	w, err := p.take()
+	if err != nil {
+		return nil, &wasm.Error{Code: wasm.CodeToolError, Message: "cannot start a worker process: " + err.Error()}
+	}
+	out, werr, healthy := w.callModule(ctx, m, args)
+	p.put(w, healthy)
+	return out, werr
+}
+
+func (w *proc) callModule(ctx context.Context, m *Module, args []byte) (json.RawMessage, *wasm.Error, bool) {
+	if !w.modules[m.id] {
+		if err := w.send(kindModule, m.load); err != nil {
+			return nil, toWasmError(w.crashError("the worker stopped reading")), false
+		}
+		w.modules[m.id] = true
+	}
+	body := make([]byte, 8+len(args))
+	binary.BigEndian.PutUint64(body, m.id)
+	copy(body[8:], args)
+	if err := w.send(kindWasmCall, body); err != nil {
+		return nil, toWasmError(w.crashError("the worker stopped reading")), false
+	}
+	timeout := m.opts.Limits.Timeout
+	if timeout <= 0 {
+		timeout = wasm.DefaultTimeout
+	}
+	timer := newBackstop(timeout)
+	defer timer.Stop()
+	done := ctx.Done()
+	var ended *js.Error
+	for {
+		select {
+		case f := <-w.frames:
+			if f.err != nil {
+				hr := &hostRun{}
+				return nil, toWasmError(w.crashed(hr, f.err.Error()).Err), false
+			}
+			if f.kind != kindWasmDone || len(f.body) == 0 {
+				w.kill()
+				return nil, &wasm.Error{Code: wasm.CodeToolError, Message: fmt.Sprintf("the worker process sent a message of kind %q to a WASM call; it was stopped", f.kind)}, false
+			}
+			if ended != nil {
+				return nil, toWasmError(ended), true
+			}
+			if f.body[0] == 0 {
+				return json.RawMessage(f.body[1:]), nil, true
+			}
+			var e wasmErr
+			if json.Unmarshal(f.body[1:], &e) != nil {
+				w.kill()
+				return nil, &wasm.Error{Code: wasm.CodeToolError, Message: "the worker process sent a malformed error; it was stopped"}, false
+			}
+			return nil, &wasm.Error{Code: e.Code, Message: e.Message, ExitCode: e.ExitCode}, true
+		case <-done:
+			done = nil
+			ended = ctxError(ctx)
+			_ = w.send(kindCancel, nil)
+			timer.Reset(250 * time.Millisecond)
+		case <-timer.C:
+			w.kill()
+			if ended != nil {
+				return nil, toWasmError(ended), false
+			}
+			return nil, &wasm.Error{Code: wasm.CodeTimeout, Message: fmt.Sprintf(
+				"%q did not finish within its timeout of %v, and its worker process did not answer; it was killed", m.opts.Name, timeout)}, false
+		}
+	}
+}
+
+func toWasmError(e *js.Error) *wasm.Error {
+	return &wasm.Error{Code: wasm.Code(e.Code), Message: e.Message}
+}
