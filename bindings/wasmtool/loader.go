@@ -79,7 +79,9 @@ func (l *Loader) LoadDir(ctx context.Context, dir string) ([]engine.Tool, error)
 	}
 	var paths []string
 	for _, e := range entries {
-		if !e.IsDir() && strings.HasSuffix(e.Name(), ManifestSuffix) {
+		// Not only regular files: a directory, pipe or device named like a
+		// manifest is reported by Load with the other errors.
+		if strings.HasSuffix(e.Name(), ManifestSuffix) {
 			paths = append(paths, filepath.Join(dir, e.Name()))
 		}
 	}
@@ -116,7 +118,7 @@ func (l *Loader) LoadDir(ctx context.Context, dir string) ([]engine.Tool, error)
 }
 
 func (l *Loader) load(ctx context.Context, manifestPath string) (engine.Tool, error) {
-	data, err := os.ReadFile(manifestPath)
+	data, err := readRegular(manifestPath, MaxManifestBytes)
 	if err != nil {
 		return engine.Tool{}, err
 	}
@@ -124,7 +126,7 @@ func (l *Loader) load(ctx context.Context, manifestPath string) (engine.Tool, er
 	if err != nil {
 		return engine.Tool{}, err
 	}
-	binary, err := os.ReadFile(m.Module)
+	binary, err := readRegular(m.Module, MaxModuleBytes)
 	if err != nil {
 		return engine.Tool{}, fmt.Errorf("module: %w", err)
 	}

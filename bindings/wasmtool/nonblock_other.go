@@ -1,0 +1,5 @@
+//go:build !unix
+
+package wasmtool
+
+const nonBlock = 0
