@@ -231,7 +231,7 @@ func TestEventsAreBounded(t *testing.T) {
 	rec := &recorder{}
 	e := buildHostile(t, func(b *engine.Builder) { b.WithObserver(rec) })
 	big := strings.Repeat("x", 1<<20)
-	res := script(t, e, `console.log("y".repeat(1048576)); await tools.echo({big: "x".repeat(1048576)}).catch(() => 0); return 1`)
+	res := script(t, e, `console.log("y".repeat(60000)); await tools.echo({big: "x".repeat(1048576)}).catch(() => 0); return 1`)
 	if !res.Success {
 		t.Fatalf("script: %v", res.Error)
 	}
@@ -296,5 +296,19 @@ func TestCapTrace(t *testing.T) {
 	}
 	if utf8.RuneCount(res.Calls[0].Result) < 5000 {
 		t.Errorf("CapTrace changed the result's own trace")
+	}
+}
+
+// Empty log lines count one character each: a script cannot fill ModelText
+// with a million of them.
+func TestEmptyLogLinesAreBounded(t *testing.T) {
+	e := buildHostile(t)
+	res := execute(t, e, engine.ExecuteRequest{Code: `for (let i = 0; i < 100000; i++) console.log(""); return 1`,
+		Limits: &engine.ScriptLimits{MaxOutputChars: 1000}})
+	if len(res.Logs) > 1000 || !res.Truncated {
+		t.Errorf("%d log lines kept, truncated %v", len(res.Logs), res.Truncated)
+	}
+	if n := utf8.RuneCount(res.ModelText()); n > 1000*16 {
+		t.Errorf("ModelText of %d characters", n)
 	}
 }

@@ -172,7 +172,7 @@ func toolArguments(raw json.RawMessage) (json.RawMessage, *Error) {
 			return json.RawMessage("{}"), nil
 		}
 		if !json.Valid([]byte(s)) {
-			return nil, Errorf(CodeBadRequest, "arguments are a string that is not JSON: %.80q", s)
+			return nil, Errorf(CodeBadRequest, "arguments are a string that is not JSON: %s", quote(s))
 		}
 		return json.RawMessage(s), nil
 	}
