@@ -1,11 +1,19 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 // fixtureTools writes manifests for committed WAT fixtures into a fresh
@@ -101,5 +109,75 @@ func TestWasmCacheFallback(t *testing.T) {
 	}
 	if _, errs, code := cli(t, "", "tools", "--wasm-dir", dir, "--wasm-cache", "/proc/no-such-dir"); code != exitUsage || !strings.Contains(errs, "compilation cache") {
 		t.Errorf("--wasm-cache unusable: exit %d, %s", code, errs)
+	}
+}
+
+// cliBinary builds the codemode command once per test binary, for tests
+// that need a process of its own: one that must exit.
+var cliBinary = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "codemode-cli-")
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "codemode")
+	out, err := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return bin, nil
+})
+
+var runawayTools = map[string]string{
+	"rec.tool.json": `{"name": "fx.rec", "description": "Exponential recursion, no loop.", "module": "FIXTURES/recursion.wasm",
+  "inputSchema": {"type": "object"}, "timeout": "300ms"}`,
+	"pooled.tool.json": `{"name": "fx.pooled", "description": "The same in a pooled reactor.", "module": "FIXTURES/reactor_recursion.wasm",
+  "inputSchema": {"type": "object"}, "timeout": "300ms", "pure": true}`}
+
+// A script calling a WASM tool that runs away without a loop (fresh or
+// pooled) ends with the tool's timeout, and the codemode process exits:
+// nothing keeps running past its deadline, and its GC is not frozen.
+func TestCLIExitsAfterLoopFreeTools(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the codemode command")
+	}
+	bin, err := cliBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(filepath.Dir(bin)) })
+	dir := fixtureTools(t, runawayTools)
+	for _, tool := range []string{"rec", "pooled"} {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, bin, "run", "-", "--wasm-dir", dir, "--wasm-cache", "off", "--timeout", "30s")
+		cmd.Stdin = strings.NewReader(`return await tools.fx.` + tool + `({});`)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		start := time.Now()
+		err := cmd.Run()
+		took := time.Since(start)
+		if ctx.Err() != nil {
+			t.Fatalf("fx.%s: codemode did not exit within 60 s (killed): %s", tool, stderr.String())
+		}
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != exitFailed {
+			t.Fatalf("fx.%s: got %v, want exit status %d: %s", tool, err, exitFailed, stderr.String())
+		}
+		var res struct {
+			Error struct{ Code string }
+			Calls []struct {
+				Error     struct{ Code string }
+				ElapsedMs float64 `json:"elapsed_ms"`
+			}
+		}
+		if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
+			t.Fatalf("fx.%s: output %q: %v", tool, stdout.String(), err)
+		}
+		if res.Error.Code != "timeout" || len(res.Calls) != 1 || res.Calls[0].Error.Code != "timeout" {
+			t.Errorf("fx.%s: want the run and its call to fail with timeout:\n%s", tool, stdout.String())
+		} else if res.Calls[0].ElapsedMs > 600 {
+			t.Errorf("fx.%s: the call took %v ms, over twice its timeout of 300 ms", tool, res.Calls[0].ElapsedMs)
+		}
+		t.Logf("fx.%s: the process ran %v", tool, took)
 	}
 }
