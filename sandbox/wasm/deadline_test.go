@@ -2,6 +2,7 @@ package wasm
 
 import (
 	"context"
+	"encoding/binary"
 	"runtime"
 	"sync/atomic"
 	"testing"
@@ -139,4 +140,57 @@ func TestDeepRecursionTraps(t *testing.T) {
 	}
 	t.Logf("%v in %v; host memory obtained from the OS grew by %d MiB (total allocated %d MiB)",
 		err, took, (after.Sys-before.Sys)>>20, (after.TotalAlloc-before.TotalAlloc)>>20)
+}
+
+// unwindModule is a command whose _start recurses depth deep, each frame
+// running a long straight run of stores after its call returns: a deep
+// stack whose unwinding has no loop and no call. Only the check points
+// after calls see it.
+func unwindModule(depth int32, stores int) []byte {
+	sec := func(out []byte, id byte, body []byte) []byte {
+		out = append(out, id)
+		out = binary.AppendUvarint(out, uint64(len(body)))
+		return append(out, body...)
+	}
+	m := []byte("\x00asm\x01\x00\x00\x00")
+	m = sec(m, 1, []byte{2, 0x60, 0, 0, 0x60, 1, 0x7f, 0}) // () -> (), (i32) -> ()
+	m = sec(m, 3, []byte{2, 0, 1})
+	m = sec(m, 5, []byte{1, 0, 1})
+	m = sec(m, 7, []byte{2, 6, 'm', 'e', 'm', 'o', 'r', 'y', 2, 0, 6, '_', 's', 't', 'a', 'r', 't', 0, 0})
+	start := appendSleb([]byte{0, 0x41}, int64(depth)) // no locals; i32.const depth
+	start = append(start, 0x10, 1, 0x0b)               // call f; end
+	// f: if n { f(n-1) } then stores × (i32.const 0; local.get 0; i32.store offset=k)
+	f := []byte{0, 0x20, 0, 0x04, 0x40, 0x20, 0, 0x41, 1, 0x6b, 0x10, 1, 0x0b}
+	for k := range stores {
+		f = append(f, 0x41, 0, 0x20, 0, 0x36, 2)
+		f = binary.AppendUvarint(f, uint64(k%16000)*4)
+	}
+	f = append(f, 0x0b)
+	code := []byte{2}
+	for _, body := range [][]byte{start, f} {
+		code = binary.AppendUvarint(code, uint64(len(body)))
+		code = append(code, body...)
+	}
+	return sec(m, 10, code)
+}
+
+// Unwinding a deep stack of frames that each run long straight code after
+// their call returns stops at the deadline too.
+func TestUnwindingStopsAtTheDeadline(t *testing.T) {
+	const limit = 300 * time.Millisecond
+	r := newRuntime(t)
+	m, err := r.Compile(context.Background(), unwindModule(200_000, 20_000), ModuleOptions{Name: "unwind", Limits: Limits{Timeout: limit}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close(context.Background())
+	start := time.Now()
+	_, cerr := m.Call(context.Background(), nil)
+	took := time.Since(start)
+	if cerr == nil || cerr.Code != CodeTimeout {
+		t.Fatalf("got %v, want timeout", cerr)
+	}
+	if took > 2*limit {
+		t.Errorf("stopped after %v, over twice its limit of %v", took, limit)
+	}
 }
