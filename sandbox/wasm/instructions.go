@@ -43,6 +43,10 @@ func (r *reader) leb(max int) uint64 {
 }
 
 func (r *reader) u32() uint32 {
+	if r.i < len(r.p) && r.p[r.i] < 0x80 { // the common one-byte case
+		r.i++
+		return uint32(r.p[r.i-1])
+	}
 	v := r.leb(5)
 	if v > 0xffffffff {
 		r.fail()
@@ -81,18 +85,75 @@ func (r *reader) valtype() {
 	}
 }
 
+// The immediates an opcode takes, for the table below.
+const (
+	immUnknown = iota
+	immNone
+	immU32   // an index or label
+	immU32x2 // memarg (align, offset); call_indirect (type, table)
+	immS33   // block type
+	immS64   // i64.const
+	imm4     // f32.const
+	imm8     // f64.const
+	immByte  // ref.null's type
+	immBrTable
+	immSelect // select with types
+	immMisc   // 0xfc prefix
+	immVector // 0xfd prefix
+)
+
+// immKinds maps each one-byte opcode of WebAssembly 2.0 to its immediates.
+var immKinds = func() (k [256]uint8) {
+	set := func(kind uint8, ops ...byte) {
+		for _, op := range ops {
+			k[op] = kind
+		}
+	}
+	set(immNone, 0x00, 0x01, 0x05, 0x0b, 0x0f, 0x1a, 0x1b, 0xd1)
+	for op := 0x45; op <= 0xc4; op++ { // numeric, sign extension
+		k[op] = immNone
+	}
+	set(immS33, 0x02, 0x03, 0x04) // block, loop, if
+	set(immU32, 0x0c, 0x0d, 0x10, 0x20, 0x21, 0x22, 0x23, 0x24, 0x25, 0x26, 0x3f, 0x40, 0xd2)
+	k[0x41] = immS33 // i32.const: a signed LEB128 of at most 5 bytes
+	k[0x11] = immU32x2
+	for op := 0x28; op <= 0x3e; op++ { // loads and stores
+		k[op] = immU32x2
+	}
+	k[0x42] = immS64
+	k[0x43] = imm4
+	k[0x44] = imm8
+	k[0xd0] = immByte
+	k[0x0e] = immBrTable
+	k[0x1c] = immSelect
+	k[0xfc] = immMisc
+	k[0xfd] = immVector
+	return k
+}()
+
 // immediates skips the immediates of the instruction op, decoding as
 // wazero does for the WebAssembly 2.0 features it enables by default (its
 // SIMD opcode is one byte, not a LEB128). An instruction outside that set is
 // an error: a body the rewrite cannot walk cannot be bounded.
 func (r *reader) immediates(op byte) error {
-	switch {
-	case op == 0x00 || op == 0x01 || op == 0x05 || op == 0x0b || op == 0x0f || op == 0x1a || op == 0x1b:
-	case op >= 0x02 && op <= 0x04: // block, loop, if: block type (s33)
-		r.leb(5)
-	case op == 0x0c || op == 0x0d: // br, br_if
+	switch immKinds[op] {
+	case immNone:
+	case immU32:
 		r.u32()
-	case op == 0x0e: // br_table
+	case immU32x2:
+		r.u32()
+		r.u32()
+	case immS33:
+		r.leb(5)
+	case immS64:
+		r.leb(10)
+	case imm4:
+		r.skip(4)
+	case imm8:
+		r.skip(8)
+	case immByte:
+		r.byte()
+	case immBrTable:
 		for range r.u32() {
 			r.u32()
 			if r.bad {
@@ -100,42 +161,16 @@ func (r *reader) immediates(op byte) error {
 			}
 		}
 		r.u32()
-	case op == 0x10: // call
-		r.u32()
-	case op == 0x11: // call_indirect: type, table
-		r.u32()
-		r.u32()
-	case op == 0x1c: // select with types
+	case immSelect:
 		for range r.u32() {
 			r.valtype()
 			if r.bad {
 				break
 			}
 		}
-	case op >= 0x20 && op <= 0x26: // local.*, global.*, table.get/set
-		r.u32()
-	case op >= 0x28 && op <= 0x3e: // loads and stores: align, offset
-		r.u32()
-		r.u32()
-	case op == 0x3f || op == 0x40: // memory.size, memory.grow
-		r.u32()
-	case op == 0x41:
-		r.leb(5)
-	case op == 0x42:
-		r.leb(10)
-	case op == 0x43:
-		r.skip(4)
-	case op == 0x44:
-		r.skip(8)
-	case op >= 0x45 && op <= 0xc4: // numeric, sign extension
-	case op == 0xd0: // ref.null: reftype
-		r.byte()
-	case op == 0xd1:
-	case op == 0xd2: // ref.func
-		r.u32()
-	case op == 0xfc:
+	case immMisc:
 		return r.miscImmediates()
-	case op == 0xfd:
+	case immVector:
 		return r.vectorImmediates()
 	default:
 		return fmt.Errorf("%w 0x%02x", errUnknownInstruction, op)

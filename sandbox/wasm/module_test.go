@@ -479,3 +479,15 @@ func TestMountRefusesPipes(t *testing.T) {
 		t.Errorf("%s: want the pipe refused with EACCES (2)", out)
 	}
 }
+
+// A module that makes wazero's validator panic (a function whose type index
+// is out of range) is refused with an error; the host does not crash.
+func TestCompileSurvivesCompilerPanics(t *testing.T) {
+	// One type; function 0 of type 0 calls function 1, of type 48.
+	bin := []byte("\x00asm\x01\x00\x00\x00\x01\x04\x01\x60\x00\x00\x03\x03\x02\x00\x30" +
+		"\x0a\x09\x02\x04\x00\x10\x01\x0b\x02\x00\x0b")
+	_, err := newRuntime(t).Compile(context.Background(), bin, ModuleOptions{Name: "bad"})
+	if err == nil || !strings.Contains(err.Error(), "not a valid WebAssembly module: the compiler failed on it") {
+		t.Errorf("got %v, want an invalid module on which the compiler failed", err)
+	}
+}

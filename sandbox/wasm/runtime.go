@@ -143,11 +143,11 @@ func (r *Runtime) compile(ctx context.Context, binary []byte) (wazero.CompiledMo
 	rewritten, err = addCheckpoints(rewritten)
 	if err == nil {
 		var cm wazero.CompiledModule
-		if cm, err = r.rt.CompileModule(ctx, mergeDataSegments(rewritten)); err == nil {
+		if cm, err = compileModule(ctx, r.rt, mergeDataSegments(rewritten)); err == nil {
 			return cm, nil
 		}
 	}
-	cm, origErr := r.rt.CompileModule(ctx, binary)
+	cm, origErr := compileModule(ctx, r.rt, binary)
 	if origErr != nil {
 		return nil, fmt.Errorf("not a valid WebAssembly module: %w", origErr)
 	}
@@ -156,6 +156,19 @@ func (r *Runtime) compile(ctx context.Context, binary []byte) (wazero.CompiledMo
 		return nil, fmt.Errorf("module uses an instruction the sandbox cannot bound in time: %w", err)
 	}
 	return nil, fmt.Errorf("module cannot be prepared for the sandbox: %w", err)
+}
+
+// compileModule is wazero's CompileModule, with its panics turned into
+// errors: wazero v1.12.0's validator indexes the type section with a
+// function's type index before checking it, so a module naming a type it
+// does not have would crash the host.
+func compileModule(ctx context.Context, rt wazero.Runtime, bin []byte) (cm wazero.CompiledModule, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			cm, err = nil, fmt.Errorf("the compiler failed on it: %v", p)
+		}
+	}()
+	return rt.CompileModule(ctx, bin)
 }
 
 // checkShape reports, in one error, everything that keeps the compiled
