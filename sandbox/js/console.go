@@ -27,6 +27,7 @@ func (r *runner) consoleObject() *goja.Object {
 	return c
 }
 
+// log writes one console line, cut to maxMessageChars.
 func (r *runner) log(level string, args []goja.Value) {
 	var b strings.Builder
 	for i, a := range args {
@@ -34,11 +35,15 @@ func (r *runner) log(level string, args []goja.Value) {
 			b.WriteByte(' ')
 		}
 		b.WriteString(r.format(a))
-		if b.Len() > 4*r.lim.MaxOutputChars { // no use building more than can be kept
+		if b.Len() > 4*maxMessageChars { // no use building more than can be kept
 			break
 		}
 	}
-	l := Log{Level: level, Message: b.String()}
+	msg := b.String()
+	if utf8.RuneCountInString(msg) > maxMessageChars {
+		msg = cutChars(msg, maxMessageChars) + "…"
+	}
+	l := Log{Level: level, Message: msg}
 	if r.opt.OnLog != nil {
 		r.opt.OnLog(l)
 	}
@@ -58,7 +63,7 @@ func (r *runner) format(v goja.Value) string {
 	}
 	obj, ok := v.(*goja.Object)
 	if !ok {
-		return v.String()
+		return clip(v, maxMessageChars)
 	}
 	if obj.ClassName() == "Error" {
 		msg, _, _ := r.describe(obj)
@@ -76,7 +81,7 @@ func (r *runner) format(v goja.Value) string {
 		}
 		return "[object]"
 	}
-	return s.String()
+	return clip(s, maxMessageChars)
 }
 
 // output keeps console lines up to the output budget. It is shared between
@@ -116,10 +121,13 @@ func (o *output) snapshot() ([]Log, bool) {
 	return append([]Log(nil), o.logs...), o.truncated
 }
 
-// cutChars returns the first n characters of s.
+// cutChars returns the first n characters of s, or all of s when shorter.
 func cutChars(s string, n int) string {
 	i := 0
 	for range n {
+		if i >= len(s) {
+			return s
+		}
 		_, size := utf8.DecodeRuneInString(s[i:])
 		i += size
 	}

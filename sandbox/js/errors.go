@@ -4,7 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"runtime"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/dop251/goja"
 )
@@ -36,6 +39,34 @@ func (r *runner) errorOf(err error) *Error {
 	return &Error{Code: CodeRuntimeError, Message: err.Error()}
 }
 
+// errorOfPanic is the run's error for a panic that escaped goja: a budget
+// error that interrupted Go code reading the script's values (a getter of a
+// thrown value that ran out of time), or a failure inside goja itself (an
+// index out of range in a builtin). The latter is reported without Go's
+// text, which says nothing to the script's author; the runtime is dropped
+// with the run, so the next run is not affected.
+func (r *runner) errorOfPanic(p any) *Error {
+	if k := r.killErr.Load(); k != nil {
+		c := *k
+		return &c
+	}
+	switch p := p.(type) {
+	case *goja.InterruptedError, *goja.StackOverflowError, *goja.Exception:
+		return r.errorOf(p.(error))
+	case *Error:
+		c := *p
+		return &c
+	}
+	what := "an internal error"
+	if e, ok := p.(runtime.Error); ok {
+		what = strings.TrimPrefix(e.Error(), "runtime error: ")
+		if i := strings.IndexAny(what, "[:"); i > 0 {
+			what = strings.TrimSpace(what[:i]) // "index out of range [5] with length 3"
+		}
+	}
+	return &Error{Code: CodeRuntimeError, Message: "the sandbox's JavaScript engine failed: " + what}
+}
+
 // errorOfValue turns a thrown or rejected value into the run's error. The
 // Error of a rejected tool call keeps its code and the host's cause; anything
 // else is a runtime_error.
@@ -64,22 +95,46 @@ func (r *runner) describe(v goja.Value) (string, int, int) {
 		if v == nil || goja.IsUndefined(v) {
 			return "the script threw undefined", 0, 0
 		}
-		return "uncaught " + v.String(), 0, 0
+		return "uncaught " + clip(v, maxMessageChars), 0, 0
 	}
 	msg := obj.Get("message")
 	name := obj.Get("name")
 	s := "Error"
 	if name != nil && !goja.IsUndefined(name) {
-		s = name.String()
+		s = clip(name, maxMessageChars)
 	}
-	if msg != nil && !goja.IsUndefined(msg) && msg.String() != "" {
-		s += ": " + msg.String()
+	if msg != nil && !goja.IsUndefined(msg) {
+		if m := clip(msg, maxMessageChars); m != "" {
+			s += ": " + m
+		}
+	}
+	if utf8.RuneCountInString(s) > maxMessageChars {
+		s = cutChars(s, maxMessageChars) + "…"
 	}
 	var line, col int
 	if st := obj.Get("stack"); st != nil {
 		line, col = r.stackPosition(st.String())
 	}
 	return s, line, col
+}
+
+// maxMessageChars bounds the text made from one thrown value (its name and
+// message) and one console line: the script decides their size, and an
+// error message is read by a model, which a megabyte of it would only
+// drown. Longer texts end with "…".
+const maxMessageChars = 2000
+
+// clip is ToString(v) cut to n characters (plus "…" when cut), without
+// copying more of a long string than it keeps.
+func clip(v goja.Value, n int) string {
+	sv, ok := v.ToString().(goja.String)
+	if !ok {
+		return cutChars(v.String(), n)
+	}
+	if sv.Length() <= n {
+		return sv.String()
+	}
+	return sv.Substring(0, n).String() + "…"
 }
 
 var stackPos = regexp.MustCompile(regexp.QuoteMeta(scriptName) + `:(\d+):(\d+)`)

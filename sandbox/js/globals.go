@@ -18,15 +18,14 @@ func (r *runner) harden() error {
 	r.errorCtor = g.Get("Error").(*goja.Object)
 
 	maxElems := r.maxElems
-	r.wrapNative(g.Get("Array").(*goja.Object).Get("prototype").(*goja.Object), arrayMethods, r.lengthGuard(maxElems))
-	r.wrapNative(g.Get("RegExp").(*goja.Object).Get("prototype").(*goja.Object), regexpMethods, r.timedRegexp)
+	r.guardBuiltins()
 	fn, err := vm.RunProgram(prelude())
 	if err != nil {
 		return err
 	}
 	harden, _ := goja.AssertFunction(fn)
 	hooks, err := harden(goja.Undefined(), g, vm.ToValue(r.abortFromScript), vm.ToValue(r.jsonDepthHook),
-		vm.ToValue(maxElems), vm.ToValue(maxElems), vm.ToValue(maxArguments))
+		vm.ToValue(maxElems), vm.ToValue(maxElems), vm.ToValue(maxArguments), vm.ToValue(maxJSONDepth))
 	if err != nil {
 		return err
 	}
@@ -216,12 +215,16 @@ func (r *runner) toolFunc(name string) func(goja.FunctionCall) goja.Value {
 			p, _, _ := vm.NewPromise()
 			return vm.ToValue(p)
 		}
-		if r.calls >= r.lim.MaxToolCalls {
+		// Calls whose arguments are being serialised count too: getters in
+		// the arguments may make calls of their own.
+		if r.calls+r.serialising >= r.lim.MaxToolCalls {
 			r.abort(&Error{Code: CodeLimitExceeded, Message: "the script made more tool calls than its limit of " + strconv.Itoa(r.lim.MaxToolCalls)})
 		}
 		args := "{}"
 		if a := fc.Argument(0); !goja.IsUndefined(a) {
+			r.serialising++
 			s, err := r.stringify(goja.Undefined(), a)
+			r.serialising--
 			if err != nil {
 				panic(err) // a JavaScript exception (a cycle, a BigInt): thrown at the call
 			}

@@ -3,6 +3,8 @@ package js
 import (
 	_ "embed"
 	"fmt"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -75,22 +77,290 @@ func (r *runner) timedRegexp(orig goja.Callable) func(goja.FunctionCall) goja.Va
 // regexpMethods are the RegExp.prototype methods that run a match.
 var regexpMethods = []any{"exec", "test", goja.SymMatch, goja.SymMatchAll, goja.SymReplace, goja.SymSearch, goja.SymSplit}
 
-// lengthGuard wraps an Array.prototype method with a check of this.length:
-// every one of them walks the length, also of array-likes such as
-// {length: 2**32 - 1}, inside the builtin where no interrupt reaches. A
-// length over maxElems ends the run with memory_limit.
-func (r *runner) lengthGuard(maxElems int64) func(goja.Callable) func(goja.FunctionCall) goja.Value {
-	return func(orig goja.Callable) func(goja.FunctionCall) goja.Value {
-		return func(c goja.FunctionCall) goja.Value {
-			if this, ok := c.This.(*goja.Object); ok {
-				if n := toLength(this.Get("length")); n > maxElems {
-					r.abort(&Error{Code: CodeMemoryLimit, Message: fmt.Sprintf(
-						"an array of %d elements is over the sandbox's limit of %d", n, maxElems)})
-				}
-			}
-			return call(orig, c)
+// argGuard checks a builtin's arguments before it runs (see builtins.go). It
+// may replace this and the arguments by what the builtin would coerce them
+// to, so that the builtin sees exactly what was checked (a toString that
+// answers differently the second time cannot slip past), and ends the run
+// with r.abort when the builtin would build too much.
+type argGuard func(r *runner, c goja.FunctionCall) goja.FunctionCall
+
+// builtinGuards are the builtins whose work or output is not bounded by the
+// size of their inputs, by path (as in builtinRefs). The rest are on
+// reviewedBuiltins (guard_test.go) with the reason they need none.
+var builtinGuards = func() map[string]argGuard {
+	m := map[string]argGuard{
+		"Array.prototype.concat":           guardConcat,
+		"Array.prototype.flat":             guardFlat,
+		"String.prototype.replace":         guardReplace(false),
+		"String.prototype.replaceAll":      guardReplace(true),
+		"RegExp.prototype[Symbol.replace]": guardRegexpReplace,
+		"String.raw":                       guardRaw,
+		"Object.keys":                      guardStringArg,
+		"Object.values":                    guardStringArg,
+		"Object.entries":                   guardStringArg,
+		"Object.getOwnPropertyNames":       guardStringArg,
+		"Object.getOwnPropertyDescriptors": guardStringArg,
+		"Object.assign":                    guardStringArgs,
+		"Reflect.ownKeys":                  guardStringArg,
+		"encodeURI":                        guardStringArg,
+		"encodeURIComponent":               guardStringArg,
+		"escape":                           guardStringArg,
+	}
+	// Methods of String.prototype that coerce this to a string and make
+	// something several times its size (case mapping, normalization: up to
+	// 18 characters per character; split and match: an array element per
+	// character; the HTML methods).
+	for _, name := range []string{"normalize", "toUpperCase", "toLowerCase", "toLocaleUpperCase", "toLocaleLowerCase",
+		"split", "match", "matchAll", "anchor", "big", "blink", "bold", "fixed", "fontcolor", "fontsize", "italics",
+		"link", "small", "strike", "sub", "sup", "repeat", "padStart", "padEnd", "concat"} {
+		m["String.prototype."+name] = guardThisString
+	}
+	for _, k := range arrayMethods {
+		name := "Array.prototype." + keyName(k)
+		if _, isSym := k.(*goja.Symbol); isSym {
+			name = "Array.prototype[" + keyName(k) + "]"
+		}
+		if g, ok := m[name]; ok {
+			m[name] = both(guardLength, g)
+		} else {
+			m[name] = guardLength
 		}
 	}
+	return m
+}()
+
+func both(a, b argGuard) argGuard {
+	return func(r *runner, c goja.FunctionCall) goja.FunctionCall { return b(r, a(r, c)) }
+}
+
+// guardLength checks this.length: every array method walks it, also on
+// array-likes such as {length: 2**32 - 1}, inside the builtin where no
+// interrupt reaches.
+func guardLength(r *runner, c goja.FunctionCall) goja.FunctionCall {
+	if this, ok := c.This.(*goja.Object); ok {
+		if n := toLength(this.Get("length")); n > r.maxElems {
+			r.abort(&Error{Code: CodeMemoryLimit, Message: fmt.Sprintf(
+				"an array of %d elements is over the sandbox's limit of %d", n, r.maxElems)})
+		}
+	}
+	return c
+}
+
+// str is ToString(v) as goja does it (running the script's toString).
+func str(v goja.Value) goja.String {
+	if s, ok := v.ToString().(goja.String); ok {
+		return s
+	}
+	return nil
+}
+
+// guardThisString coerces this to a string, as String.prototype methods do
+// first, and refuses one over the size limit: these methods make several
+// times their input.
+func guardThisString(r *runner, c goja.FunctionCall) goja.FunctionCall {
+	if c.This == nil || goja.IsUndefined(c.This) || goja.IsNull(c.This) {
+		return c // the builtin throws its TypeError
+	}
+	s := str(c.This)
+	if n := int64(s.Length()); n > r.maxElems {
+		r.tooLong(n, "a string method on a string this long")
+	}
+	c.This = s
+	return c
+}
+
+// guardStringArg refuses a string first argument over a quarter of the
+// limit: these functions make an array element, a property or several
+// characters per character of it.
+func guardStringArg(r *runner, c goja.FunctionCall) goja.FunctionCall {
+	if s, ok := c.Argument(0).(goja.String); ok && int64(s.Length()) > r.maxElems/4 {
+		r.tooMany(int64(s.Length()), "a function applied to a string this long")
+	}
+	return c
+}
+
+// guardStringArgs is guardStringArg for every argument (Object.assign).
+func guardStringArgs(r *runner, c goja.FunctionCall) goja.FunctionCall {
+	for _, a := range c.Arguments {
+		if s, ok := a.(goja.String); ok && int64(s.Length()) > r.maxElems/4 {
+			r.tooMany(int64(s.Length()), "a function applied to a string this long")
+		}
+	}
+	return c
+}
+
+// spreadable is IsConcatSpreadable.
+func spreadable(v goja.Value) (*goja.Object, bool) {
+	o, ok := v.(*goja.Object)
+	if !ok {
+		return nil, false
+	}
+	if s := o.GetSymbol(goja.SymIsConcatSpreadable); s != nil && !goja.IsUndefined(s) {
+		return o, s.ToBoolean()
+	}
+	return o, o.ClassName() == "Array"
+}
+
+// guardConcat adds up the lengths concat would copy: a few calls on large
+// arrays (or one array-like of length 2**32 - 1) make gigabytes.
+func guardConcat(r *runner, c goja.FunctionCall) goja.FunctionCall {
+	var total int64
+	for _, v := range append([]goja.Value{c.This}, c.Arguments...) {
+		if o, ok := spreadable(v); ok {
+			total += toLength(o.Get("length"))
+		} else {
+			total++
+		}
+		if total > r.maxElems {
+			r.tooMany(total, "Array.prototype.concat")
+		}
+	}
+	return c
+}
+
+// guardFlat walks what flat would flatten, counting its elements and its
+// depth: nested arrays that share elements fan out to far more than exists
+// (an array of a thousand references to one array of a million), and very
+// deep nesting recurses in Go.
+func guardFlat(r *runner, c goja.FunctionCall) goja.FunctionCall {
+	this, ok := c.This.(*goja.Object)
+	if !ok {
+		return c
+	}
+	depth := 1.0
+	if a := c.Argument(0); !goja.IsUndefined(a) {
+		if depth = a.ToFloat(); depth != depth { // NaN
+			depth = 0
+		}
+	}
+	type node struct {
+		o *goja.Object
+		d int
+	}
+	var total, visited int64
+	stack := []node{{this, 0}}
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if visited++; visited > r.maxElems {
+			r.tooMany(visited, "Array.prototype.flat")
+		}
+		length := toLength(n.o.Get("length"))
+		for i := int64(0); i < length; i++ {
+			if o, ok := n.o.Get(strconv.FormatInt(i, 10)).(*goja.Object); ok && o.ClassName() == "Array" && float64(n.d) < depth {
+				if n.d+1 > r.lim.MaxCallDepth {
+					r.abort(&Error{Code: CodeLimitExceeded, Message: fmt.Sprintf(
+						"Array.prototype.flat on arrays nested more than %d deep", r.lim.MaxCallDepth)})
+				}
+				stack = append(stack, node{o, n.d + 1})
+				continue
+			}
+			if total++; total > r.maxElems {
+				r.tooMany(total, "Array.prototype.flat")
+			}
+		}
+	}
+	return c
+}
+
+// guardReplace bounds what replace and replaceAll build: every match may
+// insert the replacement, and each "$'", "$`" or "$&" in it up to the whole
+// string again, so a short call on a long string can be quadratic. A
+// replacement function needs no bound here: it is JavaScript, where
+// interrupts and the heap watchdog reach.
+func guardReplace(all bool) argGuard {
+	return func(r *runner, c goja.FunctionCall) goja.FunctionCall {
+		if c.This == nil || goja.IsUndefined(c.This) || goja.IsNull(c.This) {
+			return c
+		}
+		pattern, repl := c.Argument(0), c.Argument(1)
+		if _, isObj := pattern.(*goja.Object); isObj {
+			return c // RegExp.prototype[Symbol.replace] (guarded), or the script's own
+		}
+		s := str(c.This)
+		c.This = s
+		if _, isFunc := goja.AssertFunction(repl); isFunc {
+			return c
+		}
+		p, rs := str(pattern), str(repl)
+		c.Arguments = []goja.Value{p, rs}
+		var matches int64
+		switch {
+		case p.Length() == 0:
+			matches = int64(s.Length()) + 1
+		default:
+			matches = int64(strings.Count(s.String(), p.String()))
+		}
+		if !all {
+			matches = min(matches, 1)
+		}
+		checkReplace(r, int64(s.Length()), matches, rs)
+		return c
+	}
+}
+
+// guardRegexpReplace is guardReplace for a regular expression, whose number
+// of matches is only known by running it: up to one per character.
+func guardRegexpReplace(r *runner, c goja.FunctionCall) goja.FunctionCall {
+	s, repl := str(c.Argument(0)), c.Argument(1)
+	c.Arguments = append([]goja.Value{s}, c.Arguments[min(1, len(c.Arguments)):]...)
+	if _, isFunc := goja.AssertFunction(repl); isFunc {
+		return c
+	}
+	rs := str(repl)
+	c.Arguments = []goja.Value{s, rs}
+	checkReplace(r, int64(s.Length()), int64(s.Length())+1, rs)
+	return c
+}
+
+func checkReplace(r *runner, n, matches int64, repl goja.String) {
+	per := int64(repl.Length()) + int64(strings.Count(repl.String(), "$"))*n
+	if total := n + matches*per; matches > 0 && total > r.maxElems {
+		r.tooLong(total, "a replacement")
+	}
+}
+
+// guardRaw coerces String.raw's strings (template.raw is any array-like,
+// {length: 1e9} included) and adds up their lengths before the builtin
+// joins them; the builtin then sees the coerced copy.
+func guardRaw(r *runner, c goja.FunctionCall) goja.FunctionCall {
+	tpl, ok := c.Argument(0).(*goja.Object)
+	if !ok {
+		return c
+	}
+	raw, ok := tpl.Get("raw").(*goja.Object)
+	if !ok {
+		return c
+	}
+	n := toLength(raw.Get("length"))
+	if n > r.maxElems {
+		r.tooMany(n, "String.raw")
+	}
+	parts := make([]any, n)
+	var total int64
+	for i := range n {
+		s := str(raw.Get(strconv.FormatInt(i, 10)))
+		parts[i] = s
+		if total += int64(s.Length()); total > r.maxElems {
+			r.tooLong(total, "String.raw")
+		}
+	}
+	args := []goja.Value{nil}
+	for i, sub := range c.Arguments[1:] {
+		if int64(i+1) >= n {
+			break
+		}
+		s := str(sub)
+		args = append(args, s)
+		if total += int64(s.Length()); total > r.maxElems {
+			r.tooLong(total, "String.raw")
+		}
+	}
+	t := r.vm.NewObject()
+	_ = t.Set("raw", r.vm.NewArray(parts...))
+	args[0] = t
+	c.Arguments = args
+	return c
 }
 
 // arrayMethods are the methods of Array.prototype (ES2023, as goja has

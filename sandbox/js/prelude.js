@@ -6,7 +6,7 @@
 // walk 2^32 elements or build a gigabyte string runs on for minutes, and a
 // single huge allocation can take the process down. The guards check sizes
 // before such builtins run and end the run with memory_limit instead.
-(function (g, abort, jsonDepthOK, maxElems, maxChars, maxArgs) {
+(function (g, abort, jsonDepthOK, maxElems, maxChars, maxArgs, maxJSONDepth) {
   "use strict";
   const apply = Reflect.apply;
   const ownKeys = Reflect.ownKeys;
@@ -109,17 +109,55 @@
   // interrupts; with a replacer function it calls back into JavaScript at
   // every value, where interrupts land. The identity replacer changes
   // nothing else. The sandbox stringifies through the same function.
-  const identity = (k, v) => v;
+  // The replacer also keeps the path of holders from the root to the value
+  // (stringify goes depth first, and calls it with this = the holder), so
+  // that nesting deeper than JSON.parse accepts ends before the native
+  // recursion grows Go's stack past its limit.
   const stringify = JSON.stringify;
   const safeStringify = function (value, replacer, space) {
-    return apply(stringify, undefined, [value, typeof replacer === "function" || isArray(replacer) ? replacer : identity, space]);
+    if (isArray(replacer)) return apply(stringify, undefined, [value, replacer, space]);
+    const user = typeof replacer === "function" ? replacer : undefined;
+    const path = [];
+    const tracking = function (k, v) {
+      if (user !== undefined) v = apply(user, this, [k, v]);
+      while (path.length > 0 && path[path.length - 1] !== this) path.length--;
+      if (path.length === 0) path[0] = this;
+      if (typeof v === "object" && v !== null) {
+        path[path.length] = v;
+        if (path.length > maxJSONDepth) throw new RangeError("JSON.stringify: value nested too deeply (the limit is " + maxJSONDepth + " levels)");
+      }
+      return v;
+    };
+    return apply(stringify, undefined, [value, tracking, space]);
   };
   define(JSON, "stringify", { value: safeStringify, writable: true, enumerable: false, configurable: true });
   // JSON.parse recurses natively too: refuse nesting deeper than Go's own
   // JSON decoder accepts before it starts.
   wrap(JSON, "parse", (orig) => function (text) {
-    if (!jsonDepthOK(toStr(text))) throw new SyntaxError("JSON nested too deeply (the limit is 10000 levels)");
+    if (!jsonDepthOK(toStr(text))) throw new SyntaxError("JSON nested too deeply (the limit is " + maxJSONDepth + " levels)");
     return apply(orig, this, arguments);
+  });
+
+  // bind makes JavaScript functions: goja's bound functions call their
+  // target in Go, so a chain of a million binds recursed in Go, past the
+  // call-depth limit, until Go's stack overflowed. Each level of these is a
+  // JavaScript frame the limit counts.
+  const construct = Reflect.construct;
+  const FP = Function.prototype;
+  define(FP, "bind", {
+    value: function bind(thisArg, ...bound) {
+      const target = this;
+      if (typeof target !== "function") throw new TypeError("Function.prototype.bind called on a value that is not a function");
+      const f = function (...args) {
+        const all = [...bound, ...args];
+        return new.target === undefined ? apply(target, thisArg, all) : construct(target, all, new.target === f ? target : new.target);
+      };
+      const n = target.length;
+      define(f, "name", { value: "bound " + (typeof target.name === "string" ? target.name : "") });
+      define(f, "length", { value: typeof n === "number" && n > bound.length ? n - bound.length : 0 });
+      return f;
+    },
+    writable: true, enumerable: false, configurable: true,
   });
 
   // No code from strings: eval is gone, and every function constructor
@@ -133,6 +171,14 @@
     define(getProto(f), "constructor", { value: blocked, writable: false, enumerable: false, configurable: false });
   }
   define(g, "Function", { value: blocked, writable: false, enumerable: false, configurable: false });
+  // Proxy: a chain of proxies without traps recursed in Go on every access
+  // (a million of them overflowed Go's stack), and tools exchange JSON, so
+  // scripts do without it. BigInt: a BigInt value can be made as large as
+  // memory allows in one native step (BigInt.asUintN(2**34, -1n)); the
+  // compiler refuses BigInt literals, and without the global no BigInt can
+  // exist.
+  delete g.Proxy;
+  delete g.BigInt;
   // Binary buffers allocate their whole size in one step, out of reach of
   // every guard; tools exchange JSON, so scripts do without them.
   for (const name of ["eval", "ArrayBuffer", "SharedArrayBuffer", "DataView", "Atomics",

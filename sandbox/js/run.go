@@ -17,6 +17,14 @@ import (
 // reaches is left to finish alone; the caller gets its answer on time.
 const abandonGrace = 50 * time.Millisecond
 
+// MaxAbandoned is how many abandoned runs (see Abandoned) the process
+// tolerates: while that many are still running, Run refuses new scripts with
+// limit_exceeded instead of piling more unbounded work on top of theirs. The
+// guards stop every builtin known to outlive its run, so reaching this
+// bound means an attack the guards miss is being repeated; refusing is
+// what keeps the process alive meanwhile.
+const MaxAbandoned = 4
+
 // Run runs a compiled script in a fresh runtime and returns what it produced.
 // Budget errors (timeout, canceled, limit_exceeded, memory_limit,
 // output_limit) end the run wherever the script is; tool errors reach the
@@ -26,6 +34,10 @@ const abandonGrace = 50 * time.Millisecond
 // calls still running then are the host's to finish or cancel; their results
 // no longer reach the script.
 func Run(ctx context.Context, s *Script, opt Options) *Result {
+	if n := Abandoned(); n >= MaxAbandoned {
+		return &Result{Err: &Error{Code: CodeLimitExceeded, Message: fmt.Sprintf(
+			"the sandbox refuses new scripts while %d earlier runs are still stopping (the limit is %d); try again shortly", n, MaxAbandoned)}}
+	}
 	setRegexpTimeout()
 	r := newRunner(s, opt)
 	stop := context.AfterFunc(ctx, func() {
@@ -69,17 +81,19 @@ type runner struct {
 	clock    *clock
 	out      output
 
-	vm        *goja.Runtime           // loop, except Interrupt
-	jsonParse goja.Callable           // loop; the builtins as they were before the script ran
-	stringify goja.Callable           // loop
-	errorCtor *goja.Object            // loop
-	main      *goja.Promise           // loop; the script's promise
-	turn      []*Call                 // loop; calls made since the last hand-over to the host
-	calls     int                     // loop
-	pending   int                     // loop; calls handed over and not yet settled
-	late      int                     // loop
-	thrown    map[*goja.Object]*Error // loop; the Errors of rejected tool calls
-	stackBuf  []goja.StackFrame       // loop
+	vm          *goja.Runtime           // loop, except Interrupt
+	jsonParse   goja.Callable           // loop; the builtins as they were before the script ran
+	stringify   goja.Callable           // loop
+	errorCtor   *goja.Object            // loop
+	main        *goja.Promise           // loop; the script's promise
+	turn        []*Call                 // loop; calls made since the last hand-over to the host
+	calls       int                     // loop
+	serialising int                     // loop; calls whose arguments are being serialised
+	depth       int                     // loop; builtins nested in builtins (see guarded)
+	pending     int                     // loop; calls handed over and not yet settled
+	late        int                     // loop
+	thrown      map[*goja.Object]*Error // loop; the Errors of rejected tool calls
+	stackBuf    []goja.StackFrame       // loop
 
 	mu    sync.Mutex
 	queue []func() error // settlements waiting for the loop
@@ -149,7 +163,7 @@ func (r *runner) loop() {
 	defer close(r.done)
 	defer func() {
 		if p := recover(); p != nil {
-			r.res = Result{Err: &Error{Code: CodeRuntimeError, Message: fmt.Sprintf("internal error in the sandbox: %v", p)}}
+			r.res = Result{ToolCalls: r.calls, LateCalls: r.late, Err: r.errorOfPanic(p)}
 		}
 	}()
 	r.vm.SetParserOptions(parser.WithDisableSourceMaps)
