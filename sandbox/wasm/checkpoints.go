@@ -212,9 +212,9 @@ func instrumentBody(out, p []byte, fuel uint32) ([]byte, error) {
 	if r.bad {
 		return nil, errors.New("malformed locals")
 	}
-	cp := checkpoint(fuel, uint32(min(len(p), maxCharge)))
+	cp := checkpoint{fuel: fuel, cost: uint32(min(len(p), maxCharge))}
 	out = append(out, p[:r.i]...)
-	out = append(out, cp...)
+	out = cp.append(out)
 	from := r.i
 	for r.i < len(p) && !r.bad {
 		op := r.byte()
@@ -223,7 +223,7 @@ func instrumentBody(out, p []byte, fuel uint32) ([]byte, error) {
 		}
 		if op == 0x10 || op == 0x11 { // call, call_indirect
 			out = append(out, p[from:r.i]...)
-			out = append(out, cp...)
+			out = cp.append(out)
 			from = r.i
 		}
 	}
@@ -239,15 +239,15 @@ func instrumentBody(out, p []byte, fuel uint32) ([]byte, error) {
 //	global.get $fuel  i32.const cost  i32.sub  global.set $fuel
 //	global.get $fuel  i32.const 0  i32.lt_s
 //	if  i32.const fuelBudget  global.set $fuel  loop end  end
-func checkpoint(fuel, cost uint32) []byte {
-	g := binary.AppendUvarint(nil, uint64(fuel))
-	var c []byte
-	c = append(append(c, 0x23), g...)
-	c = appendSleb(append(c, 0x41), int64(cost))
-	c = append(append(c, 0x6b, 0x24), g...)
-	c = append(append(c, 0x23), g...)
-	c = append(c, 0x41, 0x00, 0x48, 0x04, 0x40)
-	c = appendSleb(append(c, 0x41), fuelBudget)
-	c = append(append(c, 0x24), g...)
-	return append(c, 0x03, 0x40, 0x0b, 0x0b)
+type checkpoint struct{ fuel, cost uint32 }
+
+func (c checkpoint) append(out []byte) []byte {
+	out = binary.AppendUvarint(append(out, 0x23), uint64(c.fuel))
+	out = appendSleb(append(out, 0x41), int64(c.cost))
+	out = binary.AppendUvarint(append(out, 0x6b, 0x24), uint64(c.fuel))
+	out = binary.AppendUvarint(append(out, 0x23), uint64(c.fuel))
+	out = append(out, 0x41, 0x00, 0x48, 0x04, 0x40)
+	out = appendSleb(append(out, 0x41), fuelBudget)
+	out = binary.AppendUvarint(append(out, 0x24), uint64(c.fuel))
+	return append(out, 0x03, 0x40, 0x0b, 0x0b)
 }
