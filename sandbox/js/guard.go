@@ -116,9 +116,12 @@ var builtinGuards = func() map[string]argGuard {
 		m["String.prototype."+name] = guardThisString
 	}
 	for _, k := range arrayMethods {
-		name := "Array.prototype." + keyName(k)
-		if _, isSym := k.(*goja.Symbol); isSym {
-			name = "Array.prototype[" + keyName(k) + "]"
+		name := ""
+		switch k := k.(type) {
+		case string:
+			name = "Array.prototype." + k
+		case *goja.Symbol:
+			name = "Array.prototype[" + k.String() + "]"
 		}
 		if g, ok := m[name]; ok {
 			m[name] = both(guardLength, g)

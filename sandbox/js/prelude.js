@@ -153,7 +153,9 @@
         return new.target === undefined ? apply(target, thisArg, all) : construct(target, all, new.target === f ? target : new.target);
       };
       const n = target.length;
-      define(f, "name", { value: "bound " + (typeof target.name === "string" ? target.name : "") });
+      // "bound bound bound f": capped, or a chain's names grow quadratically.
+      const name = typeof target.name === "string" && target.name.length <= 200 ? target.name : "";
+      define(f, "name", { value: "bound " + name });
       define(f, "length", { value: typeof n === "number" && n > bound.length ? n - bound.length : 0 });
       return f;
     },
