@@ -31,7 +31,8 @@ import (
 
 // fuelBudget is the code, in bytes of function bodies, run between checks:
 // about a millisecond of straight-line code, or tens of thousands of calls of
-// a small recursive function. A check costs an exit to Go (≈ 0.1 µs).
+// a small recursive function. A check is an exit to Go and back, so it must
+// be rare; the countdown is a few instructions on a global.
 const fuelBudget = 1 << 20
 
 // maxCharge caps one function's charge, so that fuel never overflows.

@@ -6,7 +6,9 @@
 // fresh instance of it, so nothing one call leaves in memory reaches the
 // next. Each call has a memory limit (growing past it is refused and the
 // call fails with memory_limit), a timeout that stops the module even in an
-// endless loop or a sleep, and caps on stdout and stderr. Modules get real
+// endless loop, in code without loops (check points are added when the
+// module is compiled, see checkpoints.go) or in a sleep, and caps on stdout
+// and stderr. Modules get real
 // clocks and the host's cryptographic random source, no environment
 // variables, no arguments but the tool's name, and no file system unless a
 // read-only directory is mounted for them.
