@@ -8,15 +8,22 @@ import (
 	"time"
 
 	"github.com/codemode-dev/codemode/engine"
+	"github.com/codemode-dev/codemode/sandbox/worker"
 	"github.com/dop251/goja"
 )
 
 // benchTools are 12 cheap tools: the code-mode benchmarks measure the
 // sandbox and the engine, not tool work.
-func benchTools(b *testing.B, wait time.Duration) *engine.Engine {
+func benchTools(b *testing.B, wait time.Duration) *engine.Engine { return benchToolsWith(b, wait, nil) }
+
+// benchToolsWith is benchTools with a script runner (nil: the default).
+func benchToolsWith(b *testing.B, wait time.Duration, runner engine.ScriptRunner) *engine.Engine {
 	cfg := engine.DefaultConfig()
 	cfg.Script.MaxConcurrency = 10 // the default, 8, would run the fan-out of 10 in two waves
 	bld := engine.NewBuilder().WithConfig(cfg)
+	if runner != nil {
+		bld.WithScriptRunner(runner)
+	}
 	for i := range 12 {
 		bld.Add(engine.Tool{
 			Name: fmt.Sprintf("tool%d", i), InputSchema: json.RawMessage(`{"type":"object"}`),
@@ -143,6 +150,34 @@ func BenchmarkExecute(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkExecuteWorker is BenchmarkExecute/js with the script in a worker
+// process from a warm pool, beside the same run in process: the difference
+// is what isolation costs a run (a pipe round trip per tool call, and the
+// run's start and end).
+func BenchmarkExecuteWorker(b *testing.B) {
+	pool, err := worker.New(worker.Config{Warm: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer pool.Close()
+	for _, tc := range []struct {
+		name   string
+		runner engine.ScriptRunner
+	}{{"inprocess", nil}, {"worker", pool}} {
+		e := benchToolsWith(b, 0, tc.runner)
+		for _, s := range []struct{ name, code string }{{"js", benchScriptJS}, {"nocalls", "return 1"}} {
+			b.Run(tc.name+"/"+s.name, func(b *testing.B) {
+				for b.Loop() {
+					res, err := e.Execute(context.Background(), engine.ExecuteRequest{Code: s.code})
+					if err != nil || !res.Success {
+						b.Fatal(err, res.Error)
+					}
+				}
+			})
+		}
 	}
 }
 

@@ -13,10 +13,16 @@ import (
 
 	"github.com/codemode-dev/codemode/bindings"
 	"github.com/codemode-dev/codemode/engine"
+	"github.com/codemode-dev/codemode/sandbox/worker"
 	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// TestMain checks for leaked goroutines; the binary is also its own worker
+// process for the tests and benchmarks of the worker runner.
+func TestMain(m *testing.M) {
+	worker.Main()
+	goleak.VerifyTestMain(m)
+}
 
 type addIn struct {
 	A float64 `json:"a"`
@@ -142,10 +148,18 @@ func (f *fixture) tools() []engine.Tool {
 	}
 }
 
+// testRunner, when set, runs the scripts of engines made by build: the
+// tests of code mode run once in process and once in worker processes
+// (TestExecuteInWorkers).
+var testRunner engine.ScriptRunner
+
 // build makes an engine over the fixture's tools.
 func build(t testing.TB, f *fixture, opts ...func(*engine.Builder)) *engine.Engine {
 	t.Helper()
 	b := engine.NewBuilder().Add(f.tools()...)
+	if testRunner != nil {
+		b.WithScriptRunner(testRunner)
+	}
 	for _, o := range opts {
 		o(b)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/codemode-dev/codemode/engine"
+	"github.com/codemode-dev/codemode/sandbox/worker"
 )
 
 // hostileCase is a script of testdata/hostile with its header:
@@ -19,14 +20,17 @@ import (
 //	// timeout: DURATION   (default 2s)
 //	// memory: NMiB        (default 64MiB)
 //	// within: DURATION    (default: timeout + 3s, generous for a noisy machine)
+//	// runner: worker      (only in worker processes: in process it would
+//	//                      take the test binary down)
 //
 // Under the race detector both durations are scaled by raceSlowdown.
 type hostileCase struct {
-	code    string
-	expect  string
-	timeout time.Duration
-	memory  int64
-	within  time.Duration
+	code       string
+	expect     string
+	timeout    time.Duration
+	memory     int64
+	within     time.Duration
+	workerOnly bool
 }
 
 func readHostile(t *testing.T, path string) hostileCase {
@@ -54,6 +58,8 @@ func readHostile(t *testing.T, path string) hostileCase {
 			} else {
 				c.within = d
 			}
+		case "runner":
+			c.workerOnly = val == "worker"
 		case "memory":
 			var n int64
 			for _, r := range strings.TrimSuffix(val, "MiB") {
@@ -73,19 +79,36 @@ func readHostile(t *testing.T, path string) hostileCase {
 	return c
 }
 
-// TestHostileScripts runs every script of testdata/hostile: each must end
-// with its expected code within its budget, and the engine must run a
-// normal script right after it.
+// TestHostileScripts runs every script of testdata/hostile, in process and
+// in worker processes: each must end with its expected code within its
+// budget, and the engine must run a normal script right after it.
 func TestHostileScripts(t *testing.T) {
+	t.Run("inprocess", func(t *testing.T) {
+		before := heapObjects()
+		runHostile(t, build(t, newFixture(t)), false)
+		runtime.GC()
+		if grown := heapObjects() - before; grown > 64<<20 {
+			t.Errorf("the heap grew by %d MiB over the suite", grown>>20)
+		}
+	})
+	t.Run("worker", func(t *testing.T) {
+		p := newWorkerPool(t, worker.Config{Warm: 1, MemoryBytes: 512 << 20})
+		runHostile(t, build(t, newFixture(t), func(b *engine.Builder) { b.WithScriptRunner(p) }), true)
+	})
+}
+
+// runHostile runs the corpus through one engine.
+func runHostile(t *testing.T, e *engine.Engine, inWorkers bool) {
 	files, err := filepath.Glob("../testdata/hostile/*.js")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no hostile scripts: %v", err)
 	}
-	e := build(t, newFixture(t))
-	before := heapObjects()
 	for _, path := range files {
 		t.Run(strings.TrimSuffix(filepath.Base(path), ".js"), func(t *testing.T) {
 			c := readHostile(t, path)
+			if c.workerOnly && !inWorkers {
+				t.Skip("runs only in worker processes")
+			}
 			start := time.Now()
 			res, err := e.Execute(context.Background(), engine.ExecuteRequest{
 				Code: c.code, Timeout: engine.Duration(c.timeout),
@@ -111,10 +134,6 @@ func TestHostileScripts(t *testing.T) {
 				t.Errorf("the next run failed: %s %v", next.Result, next.Error)
 			}
 		})
-	}
-	runtime.GC()
-	if grown := heapObjects() - before; grown > 64<<20 {
-		t.Errorf("the heap grew by %d MiB over the suite", grown>>20)
 	}
 }
 

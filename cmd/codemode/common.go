@@ -13,6 +13,7 @@ import (
 
 	"github.com/codemode-dev/codemode/bindings/wasmtool"
 	"github.com/codemode-dev/codemode/engine"
+	"github.com/codemode-dev/codemode/sandbox/worker"
 	"github.com/codemode-dev/codemode/tools/whiteboard"
 )
 
@@ -23,9 +24,11 @@ type common struct {
 	timeout   time.Duration
 	wasmDirs  dirList
 	wasmCache string
+	runner    string
 	script    bool // --timeout bounds a script rather than a batch
 
 	loader *wasmtool.Loader // set by setup when --wasm-dir is given
+	pool   *worker.Pool     // set by setup for --runner worker
 }
 
 func (c *common) register(fs *flag.FlagSet) {
@@ -34,6 +37,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.DurationVar(&c.timeout, "timeout", 0, "whole-run timeout, e.g. 5s")
 	fs.Var(&c.wasmDirs, "wasm-dir", "load the WASM tools (*.tool.json and their modules) of DIR; repeatable")
 	fs.StringVar(&c.wasmCache, "wasm-cache", defaultWasmCache(), `keep compiled WASM tools in DIR ("off": compile every time)`)
+	fs.StringVar(&c.runner, "runner", "worker", `where scripts run: "worker" (a worker process with OS limits) or "inprocess"`)
 }
 
 // dirList is a repeatable flag.
@@ -88,6 +92,9 @@ func (c *common) loadWasm(ctx context.Context) ([]engine.Tool, error) {
 func (c *common) close() {
 	if c.loader != nil {
 		c.loader.Close(context.Background())
+	}
+	if c.pool != nil {
+		c.pool.Close()
 	}
 }
 
@@ -153,11 +160,25 @@ func (c *common) setup() (*engine.Engine, *whiteboard.Board, error) {
 			}
 		}
 	}
+	b := engine.NewBuilder()
+	switch c.runner {
+	case "inprocess":
+	case "worker":
+		// One script per command: one worker, started now, while the tools load.
+		pool, err := worker.New(worker.Config{Warm: 1})
+		if err != nil {
+			return nil, nil, err
+		}
+		c.pool = pool
+		b.WithScriptRunner(pool)
+	default:
+		return nil, nil, fmt.Errorf(`--runner must be "worker" or "inprocess", not %q`, c.runner)
+	}
 	wasmTools, err := c.loadWasm(context.Background())
 	if err != nil {
 		return nil, nil, err
 	}
-	eng, err := engine.NewBuilder().Add(whiteboard.Tools(board)...).Add(wasmTools...).WithConfig(cfg).Build()
+	eng, err := b.Add(whiteboard.Tools(board)...).Add(wasmTools...).WithConfig(cfg).Build()
 	if err != nil {
 		return nil, nil, err
 	}

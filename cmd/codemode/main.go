@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/codemode-dev/codemode/sandbox/worker"
 )
 
 const usage = `codemode runs many tool calls in one step over the built-in whiteboard
@@ -42,6 +44,7 @@ Examples:
 `
 
 func main() {
+	worker.Main() // a worker process of --runner worker never returns from here
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 

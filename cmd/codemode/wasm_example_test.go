@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/codemode-dev/codemode/sandbox/worker"
 	"github.com/codemode-dev/codemode/tools/wasm/wasmbuild"
 )
 
@@ -24,6 +25,7 @@ var exampleTools = sync.OnceValues(func() (string, error) {
 })
 
 func TestMain(m *testing.M) {
+	worker.Main() // the CLI's default --runner worker starts this binary as its worker
 	code := m.Run()
 	if dir, err := exampleTools(); err == nil && dir != "" && strings.Contains(dir, "codemode-wasm-tools-") {
 		os.RemoveAll(dir)

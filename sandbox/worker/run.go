@@ -101,6 +101,8 @@ func (w *proc) run(ctx context.Context, job js.Job) (res *js.Result, healthy boo
 	}
 	hr := &hostRun{w: w, causes: make(map[int]any), holdCh: make(chan struct{}, 1)}
 	defer hr.finish()
+	st := newStarter(opt.Host)
+	defer st.close()
 	if err := w.send(kindRun, m); err != nil {
 		return w.crashed(hr, "the worker stopped reading"), false
 	}
@@ -132,7 +134,7 @@ func (w *proc) run(ctx context.Context, job js.Job) (res *js.Result, healthy boo
 				for i, c := range calls {
 					jc[i] = js.NewCall(c.Index, c.Tool, c.Args, c.Line, c.Column, hr)
 				}
-				opt.Host.Start(jc)
+				st.start(jc)
 			case kindLog:
 				var l js.Log
 				if json.Unmarshal(f.body, &l) != nil {
@@ -236,3 +238,62 @@ func (w *proc) crashError(detail string) *js.Error {
 }
 
 func mib(n int64) string { return fmt.Sprintf("%d MiB", n>>20) }
+
+// starter hands the script's turns to the host in order, on a goroutine of
+// its own: a host may run a call inside Start, and a call stuck in a handler
+// that ignores its context must not stop the run from ending (the engine
+// rescues the call and aborts the run; the stuck goroutine is written off,
+// as it would be in process).
+type starter struct {
+	host js.Host
+	mu   sync.Mutex
+	q    [][]*js.Call
+	wake chan struct{} // cap 1
+	done bool
+}
+
+func newStarter(h js.Host) *starter {
+	s := &starter{host: h, wake: make(chan struct{}, 1)}
+	go s.loop()
+	return s
+}
+
+func (s *starter) start(calls []*js.Call) {
+	s.mu.Lock()
+	s.q = append(s.q, calls)
+	s.mu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (s *starter) close() {
+	s.mu.Lock()
+	s.done = true
+	s.mu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (s *starter) loop() {
+	for range s.wake {
+		for {
+			s.mu.Lock()
+			if len(s.q) == 0 {
+				done := s.done
+				s.mu.Unlock()
+				if done {
+					return
+				}
+				break
+			}
+			calls := s.q[0]
+			s.q = s.q[1:]
+			s.mu.Unlock()
+			s.host.Start(calls)
+		}
+	}
+}
