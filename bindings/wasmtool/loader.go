@@ -14,12 +14,14 @@ import (
 
 	"github.com/codemode-dev/codemode/engine"
 	"github.com/codemode-dev/codemode/sandbox/wasm"
+	"github.com/codemode-dev/codemode/sandbox/worker"
 )
 
 // Loader turns WASM modules and their manifests into engine tools. The tools
 // stay usable until Close; one Loader serves any number of tools.
 type Loader struct {
-	rt *wasm.Runtime
+	rt      *wasm.Runtime
+	workers *worker.Pool
 
 	mu      sync.Mutex
 	modules []*wasm.Module
@@ -30,6 +32,11 @@ type Options struct {
 	// CacheDir keeps compiled machine code between processes: a Go tool
 	// that takes a second to compile loads in a fraction of it the next time.
 	CacheDir string
+	// Workers, if set, runs the tools' calls in the pool's worker processes
+	// instead of this one (give the pool the same CacheDir as WasmCacheDir).
+	// Modules are still compiled here once, so that a broken one is reported
+	// at load.
+	Workers *worker.Pool
 }
 
 // NewLoader makes a Loader.
@@ -38,7 +45,7 @@ func NewLoader(ctx context.Context, opts Options) (*Loader, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Loader{rt: rt}, nil
+	return &Loader{rt: rt, workers: opts.Workers}, nil
 }
 
 // Close stops the calls still running (they fail with canceled), waits for
@@ -134,7 +141,7 @@ func (l *Loader) load(ctx context.Context, manifestPath string) (engine.Tool, er
 	for i, mt := range m.Mounts {
 		mounts[i] = wasm.Mount{HostDir: mt.Host, GuestPath: mt.Guest}
 	}
-	mod, err := l.rt.Compile(ctx, binary, wasm.ModuleOptions{
+	opts := wasm.ModuleOptions{
 		Name: m.Name,
 		Limits: wasm.Limits{
 			MemoryBytes:    int64(m.Memory),
@@ -143,9 +150,18 @@ func (l *Loader) load(ctx context.Context, manifestPath string) (engine.Tool, er
 		},
 		Mounts: mounts,
 		Pooled: m.Pure,
-	})
+	}
+	mod, err := l.rt.Compile(ctx, binary, opts)
 	if err != nil {
 		return engine.Tool{}, fmt.Errorf("%s: %w", filepath.Base(m.Module), err)
+	}
+	if l.workers != nil {
+		mod.Close(ctx) // it compiled: the workers run it
+		remote, err := l.workers.Module(binary, opts)
+		if err != nil {
+			return engine.Tool{}, fmt.Errorf("%s: %w", filepath.Base(m.Module), err)
+		}
+		return m.tool(remote), nil
 	}
 	l.mu.Lock()
 	l.modules = append(l.modules, mod)
@@ -153,8 +169,14 @@ func (l *Loader) load(ctx context.Context, manifestPath string) (engine.Tool, er
 	return m.tool(mod), nil
 }
 
+// caller runs a module's calls: in this process (*wasm.Module) or in a
+// worker process (*worker.Module).
+type caller interface {
+	Call(ctx context.Context, args []byte) (json.RawMessage, *wasm.Error)
+}
+
 // tool is the engine's view of a loaded module.
-func (m Manifest) tool(mod *wasm.Module) engine.Tool {
+func (m Manifest) tool(mod caller) engine.Tool {
 	return engine.Tool{
 		Name:         m.Name,
 		Description:  m.Description,

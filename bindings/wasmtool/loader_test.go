@@ -8,10 +8,16 @@ import (
 	"testing"
 
 	"github.com/codemode-dev/codemode/engine"
+	"github.com/codemode-dev/codemode/sandbox/worker"
 	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// TestMain checks for leaks; the binary is also the worker process of the
+// tests that run tools in workers.
+func TestMain(m *testing.M) {
+	worker.Main()
+	goleak.VerifyTestMain(m)
+}
 
 // fixtureDir is the committed WAT fixtures (rebuild: scripts/build-wasm-fixtures.sh).
 var fixtureDir, _ = filepath.Abs(filepath.Join("..", "..", "testdata", "wasm"))

@@ -37,7 +37,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.DurationVar(&c.timeout, "timeout", 0, "whole-run timeout, e.g. 5s")
 	fs.Var(&c.wasmDirs, "wasm-dir", "load the WASM tools (*.tool.json and their modules) of DIR; repeatable")
 	fs.StringVar(&c.wasmCache, "wasm-cache", defaultWasmCache(), `keep compiled WASM tools in DIR ("off": compile every time)`)
-	fs.StringVar(&c.runner, "runner", "worker", `where scripts run: "worker" (a worker process with OS limits) or "inprocess"`)
+	fs.StringVar(&c.runner, "runner", "worker", `where scripts and WASM tool calls run: "worker" (worker processes with OS limits) or "inprocess"`)
 }
 
 // dirList is a repeatable flag.
@@ -59,19 +59,24 @@ func defaultWasmCache() string {
 	return filepath.Join(dir, "codemode", "wasm")
 }
 
+// wasmCacheDir is --wasm-cache, "" for off.
+func (c *common) wasmCacheDir() string {
+	if c.wasmCache == "off" {
+		return ""
+	}
+	return c.wasmCache
+}
+
 // loadWasm loads the tools of every --wasm-dir.
 func (c *common) loadWasm(ctx context.Context) ([]engine.Tool, error) {
 	if len(c.wasmDirs) == 0 {
 		return nil, nil
 	}
-	opts := wasmtool.Options{CacheDir: c.wasmCache}
-	if c.wasmCache == "off" {
-		opts.CacheDir = ""
-	}
+	opts := wasmtool.Options{CacheDir: c.wasmCacheDir(), Workers: c.pool}
 	l, err := wasmtool.NewLoader(ctx, opts)
 	if err != nil && c.wasmCache == defaultWasmCache() {
 		// The default cache is a convenience: without it, compile every time.
-		l, err = wasmtool.NewLoader(ctx, wasmtool.Options{})
+		l, err = wasmtool.NewLoader(ctx, wasmtool.Options{Workers: c.pool})
 	}
 	if err != nil {
 		return nil, err
@@ -164,8 +169,9 @@ func (c *common) setup() (*engine.Engine, *whiteboard.Board, error) {
 	switch c.runner {
 	case "inprocess":
 	case "worker":
-		// One script per command: one worker, started now, while the tools load.
-		pool, err := worker.New(worker.Config{Warm: 1})
+		// One script per command: one worker, started now, while the tools
+		// load; a WASM call the script makes starts a second.
+		pool, err := worker.New(worker.Config{Warm: 1, WasmCacheDir: c.wasmCacheDir()})
 		if err != nil {
 			return nil, nil, err
 		}
