@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/dop251/goja"
+	"github.com/dop251/goja/ast"
 	"github.com/dop251/goja/parser"
 	"github.com/evanw/esbuild/pkg/api"
 	"github.com/go-sourcemap/sourcemap"
@@ -38,7 +39,10 @@ const (
 // sandbox's parser; only code that parser rejects is handed to esbuild
 // (TypeScript, ES2017 target), so scripts without types pay nothing for it.
 // Errors are syntax_error (with line and column in the code as sent) or
-// limit_exceeded when the code is longer than maxBytes (0: the default).
+// limit_exceeded when the code is longer than maxBytes (0: the default),
+// nests deeper than MaxNesting, or has constant expressions too costly to
+// fold. Compiling runs outside every budget of a run, so these bounds keep
+// any code within the size limit quick to compile.
 func Compile(code string, maxBytes int) (*Script, *Error) {
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxCodeBytes
@@ -49,19 +53,31 @@ func Compile(code string, maxBytes int) (*Script, *Error) {
 	if !utf8.ValidString(code) {
 		return nil, &Error{Code: CodeSyntaxError, Message: "the code is not valid UTF-8"}
 	}
+	if err := precheck(code); err != nil {
+		return nil, err
+	}
 	src := newSourceText(code)
 	wrapped := wrapPrefix + code + wrapSuffix
-	prg, jsErr := compileJS(wrapped)
+	prg, jsErr, parsed := compileJS(wrapped)
 	if jsErr == nil {
 		return &Script{prg: prg, src: src}, nil
 	}
-	out := api.Transform(wrapped, api.TransformOptions{
-		Loader:     api.LoaderTS,
-		Target:     api.ES2017,
-		Sourcemap:  api.SourceMapExternal,
-		Sourcefile: "script.ts",
-		LogLevel:   api.LogLevelSilent,
-	})
+	if parsed { // goja parses the code but refuses it: esbuild would not help
+		jsErr.Line, jsErr.Column = src.fromWrapped(jsErr.Line, jsErr.Column)
+		return nil, jsErr
+	}
+	var out api.TransformResult
+	if err := guard(func() {
+		out = api.Transform(wrapped, api.TransformOptions{
+			Loader:     api.LoaderTS,
+			Target:     api.ES2017,
+			Sourcemap:  api.SourceMapExternal,
+			Sourcefile: "script.ts",
+			LogLevel:   api.LogLevelSilent,
+		})
+	}); err != nil {
+		return nil, err
+	}
 	if len(out.Errors) > 0 {
 		m := out.Errors[0]
 		e := &Error{Code: CodeSyntaxError, Message: m.Text}
@@ -75,7 +91,7 @@ func Compile(code string, maxBytes int) (*Script, *Error) {
 		return nil, &Error{Code: CodeSyntaxError, Message: "cannot read the TypeScript source map: " + serr.Error()}
 	}
 	s := &Script{TypeScript: true, src: src, smap: smap}
-	prg, perr := compileJS(string(out.Code))
+	prg, perr, _ := compileJS(string(out.Code))
 	if perr != nil {
 		perr.Line, perr.Column = s.position(perr.Line, perr.Column)
 		return nil, perr
@@ -85,23 +101,45 @@ func Compile(code string, maxBytes int) (*Script, *Error) {
 }
 
 // compileJS parses with source maps disabled — the parser would otherwise
-// read whatever file a //# sourceMappingURL= comment names — and compiles in
-// strict mode. Error positions are in src.
-func compileJS(src string) (*goja.Program, *Error) {
-	ast, err := parser.ParseFile(nil, scriptName, src, 0, parser.WithDisableSourceMaps)
+// read whatever file a //# sourceMappingURL= comment names — checks the tree
+// (checkAST) and compiles in strict mode. parsed reports that the error came
+// after parsing. Error positions are in src.
+func compileJS(src string) (prg *goja.Program, e *Error, parsed bool) {
+	var tree *ast.Program
+	var err error
+	if e := guard(func() { tree, err = parser.ParseFile(nil, scriptName, src, 0, parser.WithDisableSourceMaps) }); e != nil {
+		return nil, e, false
+	}
 	if err != nil {
 		e := &Error{Code: CodeSyntaxError, Message: err.Error()}
 		if list, ok := err.(parser.ErrorList); ok && len(list) > 0 {
 			e.Message = list[0].Message
 			e.Line, e.Column = list[0].Position.Line, list[0].Position.Column
 		}
-		return nil, e
+		return nil, e, false
 	}
-	prg, err := goja.CompileAST(ast, true)
+	if e := checkAST(tree, src); e != nil {
+		return nil, e, true
+	}
+	if e := guard(func() { prg, err = goja.CompileAST(tree, true) }); e != nil {
+		return nil, e, true
+	}
 	if err != nil {
-		return nil, &Error{Code: CodeSyntaxError, Message: strings.TrimPrefix(err.Error(), "SyntaxError: ")}
+		return nil, &Error{Code: CodeSyntaxError, Message: strings.TrimPrefix(err.Error(), "SyntaxError: ")}, true
 	}
-	return prg, nil
+	return prg, nil, true
+}
+
+// guard runs a parser or compiler and turns a panic into a syntax_error: no
+// input may crash the host.
+func guard(f func()) (e *Error) {
+	defer func() {
+		if p := recover(); p != nil {
+			e = &Error{Code: CodeSyntaxError, Message: fmt.Sprintf("the code could not be compiled: %v", p)}
+		}
+	}()
+	f()
+	return nil
 }
 
 // position maps a line and column (1-based) of the compiled code to the code

@@ -188,7 +188,7 @@ func TestCompileJSDoesNotLoadSourceMaps(t *testing.T) {
 		t.Fatalf("control: the default parser did not use the source map: %s", st)
 	}
 
-	prg, jsErr := compileJS(src)
+	prg, jsErr, _ := compileJS(src)
 	if jsErr != nil {
 		t.Fatal(jsErr)
 	}
