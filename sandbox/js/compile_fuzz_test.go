@@ -22,6 +22,12 @@ func FuzzCompile(f *testing.F) {
 		"//# sourceMappingURL=/etc/passwd\nreturn 1",
 		"enum E { A, B }\nreturn E.C +;",
 		"\n\n\n)",
+		"return 1n",
+		"return 0||0||0||x",
+		"a:b:c:;",
+		"return `${`${'}'}`}`",
+		"return x=>!-typeof await new y",
+		"return a / (b) / /[/(]/g",
 	} {
 		f.Add(seed)
 	}
