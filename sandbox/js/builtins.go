@@ -34,6 +34,43 @@ import (
 // and fails on one that is neither wrapped nor on the reviewed list, so a
 // builtin added by a goja upgrade cannot slip through.
 
+// unwrapped are the builtins left as goja has them, by path prefix, with
+// the reason (reviewed against goja's builtin_*.go). Wrapping costs about a
+// microsecond per builtin per run, plus goja making the lazily-built ones.
+// TestBuiltinsGuardedOrReviewed checks that every native function of a
+// hardened runtime is either wrapped, JavaScript, or matched here.
+var unwrapped = []struct{ prefix, why string }{
+	{"Math.", "numbers in, a number out; this is ignored, arguments are coerced with ToNumber (their valueOf runs as JavaScript, or as a wrapped builtin)"},
+	{"Date.prototype.get", "read the Date's own time value (TypeError for any other this); a number out"},
+	{"Date.prototype.set", "the Date's own time value and numbers; coerce only their arguments"},
+	{"Date.prototype.to", "(but toJSON) format the Date's own time value into a string of bounded size; TypeError for any other this"},
+	{"Date.prototype.valueOf", "the Date's own time value"},
+	{"Date.UTC", "numbers in, a number out"},
+	{"Date.now", "no input"},
+	{"Date.parse", "parses a string into a number; work linear in its length"},
+	// The prelude deletes these globals: nothing of them is reachable.
+	{"ArrayBuffer", "deleted"}, {"SharedArrayBuffer", "deleted"}, {"DataView", "deleted"}, {"Atomics", "deleted"},
+	{"Int8Array", "deleted"}, {"Uint8Array", "deleted"}, {"Uint8ClampedArray", "deleted"}, {"Int16Array", "deleted"},
+	{"Uint16Array", "deleted"}, {"Int32Array", "deleted"}, {"Uint32Array", "deleted"}, {"Float32Array", "deleted"},
+	{"Float64Array", "deleted"}, {"BigInt64Array", "deleted"}, {"BigUint64Array", "deleted"}, {"BigInt", "deleted"},
+	{"Proxy", "deleted"}, {"eval", "deleted"},
+}
+
+// unwrappedWhy is the reason path is left unwrapped, or "".
+func unwrappedWhy(path string) string {
+	p := strings.TrimPrefix(strings.TrimPrefix(path, "get "), "set ")
+	if p == "Date.prototype.toJSON" {
+		return "" // generic: ToPrimitive(this), then this.toISOString()
+	}
+	for _, u := range unwrapped {
+		if p == u.prefix || strings.HasPrefix(p, u.prefix) && (strings.HasSuffix(u.prefix, ".") ||
+			strings.HasPrefix(u.prefix, "Date.prototype.") || p[len(u.prefix)] == '.' || p[len(u.prefix)] == '[') {
+			return u.why
+		}
+	}
+	return ""
+}
+
 // builtinKind says which part of a property a builtinRef is.
 type builtinKind int
 
@@ -46,10 +83,11 @@ const (
 // builtinRef is one native function of a fresh runtime: the property that
 // holds it, found by following owner from the global object.
 type builtinRef struct {
-	path  string // "String.prototype.repeat", "get RegExp.prototype.flags"
-	owner []any  // keys (string or *goja.Symbol) from the global object to the owner
-	key   any
-	kind  builtinKind
+	path      string // "String.prototype.repeat", "get RegExp.prototype.flags"
+	owner     []any  // keys (string or *goja.Symbol) from the global object to the owner
+	ownerName string
+	key       any
+	kind      builtinKind
 }
 
 // builtinRefs lists the wrapped builtins, found once per process in a fresh
@@ -104,7 +142,10 @@ var builtinRefs = sync.OnceValue(func() []builtinRef {
 					continue
 				}
 				if _, isFunc := goja.AssertFunction(f); isFunc && wrappable(f) {
-					refs = append(refs, builtinRef{path: refName(builtinKind(kind), path), owner: it.path, key: k, kind: builtinKind(kind)})
+					name := refName(builtinKind(kind), path)
+					if unwrappedWhy(name) == "" {
+						refs = append(refs, builtinRef{path: name, owner: it.path, ownerName: refName(builtinValue, it.path), key: k, kind: builtinKind(kind)})
+					}
 				}
 				if kind == 0 {
 					queue = append(queue, item{f, path})
@@ -160,7 +201,7 @@ func (r *runner) guardBuiltins() {
 	owners := map[string]*goja.Object{}
 	gopd, _ := goja.AssertFunction(g.Get("Object").(*goja.Object).Get("getOwnPropertyDescriptor"))
 	for _, ref := range builtinRefs() {
-		owner := r.resolve(owners, g, ref.owner)
+		owner := r.resolve(owners, g, ref.ownerName, ref.owner)
 		if owner == nil {
 			continue
 		}
@@ -175,7 +216,7 @@ func (r *runner) guardBuiltins() {
 			if f == nil {
 				continue
 			}
-			w := r.vm.ToValue(r.guarded(ref.path, f))
+			w := r.wrapper(ref, f)
 			switch k := ref.key.(type) {
 			case string:
 				_ = owner.DefineDataProperty(k, w, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
@@ -201,10 +242,10 @@ func (r *runner) guardBuiltins() {
 		desc := d.(*goja.Object)
 		var get, set goja.Value = goja.Undefined(), goja.Undefined()
 		if f, ok := goja.AssertFunction(desc.Get("get")); ok {
-			get = r.vm.ToValue(r.guarded(ref.path, f))
+			get = r.wrapper(ref, f)
 		}
 		if f, ok := goja.AssertFunction(desc.Get("set")); ok {
-			set = r.vm.ToValue(r.guarded("set"+strings.TrimPrefix(ref.path, "get"), f))
+			set = r.wrapper(builtinRef{path: "set" + strings.TrimPrefix(ref.path, "get"), key: ref.key, kind: builtinSetter}, f)
 		}
 		enum := goja.FLAG_FALSE
 		if desc.Get("enumerable").ToBoolean() {
@@ -219,9 +260,29 @@ func (r *runner) guardBuiltins() {
 	}
 }
 
+// wrapper makes the guarded function for ref, named as the builtin is
+// (goja would name it after the Go closure).
+func (r *runner) wrapper(ref builtinRef, f goja.Callable) goja.Value {
+	w := r.vm.ToValue(r.guarded(ref.path, f)).(*goja.Object)
+	var name string
+	switch k := ref.key.(type) {
+	case string:
+		name = k
+	case *goja.Symbol:
+		name = "[" + k.String() + "]"
+	}
+	switch ref.kind {
+	case builtinGetter:
+		name = "get " + name
+	case builtinSetter:
+		name = "set " + name
+	}
+	_ = w.DefineDataProperty("name", r.vm.ToValue(name), goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	return w
+}
+
 // resolve follows path from the global object, caching owners by path.
-func (r *runner) resolve(cache map[string]*goja.Object, g *goja.Object, path []any) *goja.Object {
-	name := refName(builtinValue, path)
+func (r *runner) resolve(cache map[string]*goja.Object, g *goja.Object, name string, path []any) *goja.Object {
 	if o, ok := cache[name]; ok {
 		return o
 	}

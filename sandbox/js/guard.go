@@ -149,12 +149,18 @@ func guardLength(r *runner, c goja.FunctionCall) goja.FunctionCall {
 	return c
 }
 
-// str is ToString(v) as goja does it (running the script's toString).
-func str(v goja.Value) goja.String {
-	if s, ok := v.ToString().(goja.String); ok {
+// str is ToString(v) as goja does it (running the script's toString);
+// goja's ToString leaves numbers as numbers.
+func (r *runner) str(v goja.Value) goja.String {
+	if v == nil {
+		v = goja.Undefined()
+	}
+	tv := v.ToString()
+	if s, ok := tv.(goja.String); ok {
 		return s
 	}
-	return nil
+	s, _ := r.vm.ToValue(tv.String()).(goja.String)
+	return s
 }
 
 // guardThisString coerces this to a string, as String.prototype methods do
@@ -164,7 +170,7 @@ func guardThisString(r *runner, c goja.FunctionCall) goja.FunctionCall {
 	if c.This == nil || goja.IsUndefined(c.This) || goja.IsNull(c.This) {
 		return c // the builtin throws its TypeError
 	}
-	s := str(c.This)
+	s := r.str(c.This)
 	if n := int64(s.Length()); n > r.maxElems {
 		r.tooLong(n, "a string method on a string this long")
 	}
@@ -280,12 +286,12 @@ func guardReplace(all bool) argGuard {
 		if _, isObj := pattern.(*goja.Object); isObj {
 			return c // RegExp.prototype[Symbol.replace] (guarded), or the script's own
 		}
-		s := str(c.This)
+		s := r.str(c.This)
 		c.This = s
 		if _, isFunc := goja.AssertFunction(repl); isFunc {
 			return c
 		}
-		p, rs := str(pattern), str(repl)
+		p, rs := r.str(pattern), r.str(repl)
 		c.Arguments = []goja.Value{p, rs}
 		var matches int64
 		switch {
@@ -305,12 +311,12 @@ func guardReplace(all bool) argGuard {
 // guardRegexpReplace is guardReplace for a regular expression, whose number
 // of matches is only known by running it: up to one per character.
 func guardRegexpReplace(r *runner, c goja.FunctionCall) goja.FunctionCall {
-	s, repl := str(c.Argument(0)), c.Argument(1)
+	s, repl := r.str(c.Argument(0)), c.Argument(1)
 	c.Arguments = append([]goja.Value{s}, c.Arguments[min(1, len(c.Arguments)):]...)
 	if _, isFunc := goja.AssertFunction(repl); isFunc {
 		return c
 	}
-	rs := str(repl)
+	rs := r.str(repl)
 	c.Arguments = []goja.Value{s, rs}
 	checkReplace(r, int64(s.Length()), int64(s.Length())+1, rs)
 	return c
@@ -342,7 +348,7 @@ func guardRaw(r *runner, c goja.FunctionCall) goja.FunctionCall {
 	parts := make([]any, n)
 	var total int64
 	for i := range n {
-		s := str(raw.Get(strconv.FormatInt(i, 10)))
+		s := r.str(raw.Get(strconv.FormatInt(i, 10)))
 		parts[i] = s
 		if total += int64(s.Length()); total > r.maxElems {
 			r.tooLong(total, "String.raw")
@@ -353,7 +359,7 @@ func guardRaw(r *runner, c goja.FunctionCall) goja.FunctionCall {
 		if int64(i+1) >= n {
 			break
 		}
-		s := str(sub)
+		s := r.str(sub)
 		args = append(args, s)
 		if total += int64(s.Length()); total > r.maxElems {
 			r.tooLong(total, "String.raw")

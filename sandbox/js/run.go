@@ -122,6 +122,7 @@ func newRunner(s *Script, opt Options) *runner {
 func newBareRunner(maxElems int64) *runner {
 	return &runner{
 		vm:       goja.New(), // here, so kill can interrupt it from the first moment
+		lim:      Limits{}.withDefaults(),
 		maxElems: maxElems,
 		clock:    &clock{},
 		thrown:   make(map[*goja.Object]*Error),

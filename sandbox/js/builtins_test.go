@@ -1,0 +1,224 @@
+package js
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dlclark/regexp2/v2"
+)
+
+// reviewedConstructors are the constructors a script can reach, left
+// unwrapped (a Go wrapper cannot be a constructor), with why their cost is
+// bounded by their inputs.
+var reviewedConstructors = map[string]string{
+	"Array":          "new Array(n) makes a sparse array whatever n (2**32-1 allocates nothing); every method on it is guarded",
+	"Object":         "ToObject of its argument",
+	"String":         "one ToString (a script's toString runs as JavaScript or as a wrapped builtin)",
+	"Number":         "one ToNumber",
+	"Boolean":        "no coercion that runs code",
+	"Symbol":         "its description is one ToString of an existing value",
+	"Error":          "keeps its message (one ToString)",
+	"EvalError":      "as Error",
+	"RangeError":     "as Error",
+	"ReferenceError": "as Error",
+	"SyntaxError":    "as Error",
+	"TypeError":      "as Error",
+	"URIError":       "as Error",
+	"AggregateError": "as Error; its errors are iterated step by step",
+	"RegExp":         "compiles a pattern that exists; matches are timed (timedRegexp) and run in wrapped methods",
+	"Date":           "numbers or one string to parse",
+	"Map":            "one step (a wrapped set) per element of an iterable the script made",
+	"Set":            "one step (a wrapped add) per element",
+	"WeakMap":        "as Map",
+	"WeakSet":        "as Set",
+	"Promise":        "calls its executor once",
+	"GoError":        "goja's Error for Go errors: as Error",
+	// Not a constructor, but callable: returns undefined.
+	"Function.prototype": "returns undefined",
+}
+
+// TestBuiltinsGuardedOrReviewed walks every function reachable from the
+// global object of a hardened runtime: each must be a Go wrapper (a path
+// guardBuiltins wraps), JavaScript (the prelude's), a reviewed
+// constructor, or on the unwrapped list with its reason. A builtin a goja
+// upgrade adds fails here until someone decides which it is.
+func TestBuiltinsGuardedOrReviewed(t *testing.T) {
+	r := newBareRunner(maxElemsFor(DefaultMaxMemoryBytes))
+	if err := r.harden(); err != nil {
+		t.Fatal(err)
+	}
+	v, err := r.vm.RunString(`(() => {
+		const out = [], seen = new Set(), queue = [[globalThis, ""]];
+		const src = Function.prototype.toString;
+		const isCtor = (f) => { try { Reflect.construct(String, [], f); return true } catch (e) { return false } };
+		while (queue.length > 0) {
+			const [o, path] = queue.shift();
+			if (seen.has(o)) continue;
+			seen.add(o);
+			for (const k of Reflect.ownKeys(o)) {
+				const name = typeof k === "symbol" ? path + "[" + k.description + "]" : (path ? path + "." : "") + k;
+				const d = Reflect.getOwnPropertyDescriptor(o, k);
+				for (const [kind, f] of [["", d.value], ["get ", d.get], ["set ", d.set]]) {
+					if (typeof f !== "function" || seen.has(f)) continue;
+					const native = src.call(f).includes("[native code]");
+					out.push([kind + name, native ? (isCtor(f) ? "constructor" : "native") : "js"]);
+					if (kind === "") queue.push([f, name]);
+				}
+				if (d.value !== null && typeof d.value === "object") queue.push([d.value, name]);
+			}
+		}
+		return out;
+	})()`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrapped := map[string]bool{}
+	for _, ref := range builtinRefs() {
+		wrapped[ref.path] = true
+	}
+	counts := map[string]int{}
+	for _, e := range v.Export().([]any) {
+		pair := e.([]any)
+		path, kind := pair[0].(string), pair[1].(string)
+		counts[kind]++
+		switch kind {
+		case "constructor":
+			if reviewedConstructors[path] == "" {
+				t.Errorf("%s: a constructor that nobody reviewed (add it to reviewedConstructors with why its cost is bounded, or delete it in the prelude)", path)
+			}
+		case "native":
+			if wrapped[path] {
+				counts["wrapper"]++
+			} else if unwrappedWhy(path) == "" && reviewedConstructors[path] == "" {
+				t.Errorf("%s: a native function neither wrapped nor reviewed (see unwrapped in builtins.go)", path)
+			}
+		}
+	}
+	t.Logf("reachable functions: %v", counts)
+	if counts["wrapper"] < 200 {
+		t.Errorf("only %d wrapped builtins", counts["wrapper"])
+	}
+}
+
+// Builtins nested in builtins without a JavaScript frame between them end
+// the run with limit_exceeded, not with Go's fatal stack overflow.
+func TestBuiltinRecursionEndsRun(t *testing.T) {
+	for name, code := range map[string]string{
+		"nested arrays":     "let a = []; for (let i = 0; i < 1e5; i++) a = [a]; return String(a)",
+		"nested join":       "let a = []; for (let i = 0; i < 1e5; i++) a = [a]; return a.join()",
+		"self toString":     "const o = {}; o.toString = String.prototype.trim; return `${o}`",
+		"error name chain":  "let e = new Error(); for (let i = 0; i < 1e5; i++) { const f = new Error(); f.name = e; e = f } return e.toString()",
+		"bind chain":        "let f = () => 1; for (let i = 0; i < 5000; i++) f = f.bind(null); return f()",
+		"toJSON of Date":    "const o = {}; o.toISOString = Date.prototype.toJSON; return o.toISOString()",
+		"valueOf via apply": "const o = {}; o.valueOf = function () { return Reflect.apply(Math.max, null, [o]) }; return +o",
+	} {
+		t.Run(name, func(t *testing.T) {
+			res, _ := runCode(t, code, Options{})
+			if res.Err == nil || res.Err.Code != CodeLimitExceeded {
+				t.Errorf("err = %v (value %.80s), want %s", res.Err, res.Value, CodeLimitExceeded)
+			}
+		})
+	}
+}
+
+// A run that was ended stops at the next builtin it enters, and Run does
+// not count it as abandoned.
+func TestKilledRunStopsInBuiltins(t *testing.T) {
+	// Two million toString calls with growing strings: more than the
+	// timeout, and each one enters a wrapper.
+	code := `let e = new Error("x");
+for (let i = 0; i < 40; i++) { const f = new Error(); f.name = e; f.message = e; e = f }
+return String(e).length`
+	start := time.Now()
+	res, _ := runCode(t, code, Options{Limits: Limits{Timeout: 200 * time.Millisecond}})
+	if res.Err == nil || (res.Err.Code != CodeTimeout && res.Err.Code != CodeMemoryLimit) {
+		t.Fatalf("err = %v, want timeout or memory_limit", res.Err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("took %v", d)
+	}
+	if n := Abandoned(); n != 0 {
+		t.Errorf("Abandoned() = %d after a run stopped by its wrappers", n)
+	}
+}
+
+// The guards keep what the builtins compute.
+func TestGuardsKeepResults(t *testing.T) {
+	t.Cleanup(regexp2.StopTimeoutClock) // a replace pattern goes through regexp2 (goleak)
+	code := `return [
+  "a-b-a".replaceAll("a", "$&$&"), "abc".replace("b", "[$']"), "xax".replace(/a/g, "$'"),
+  String.raw({raw: ["a", "b", "c"]}, 1, 2), String.raw` + "`x${1}y`" + `,
+  [1, [2, [3, [4]]]].flat(Infinity), [[1], [2]].flat(), [1].concat([2], 3, [[4]]),
+  "ß".toUpperCase(), Object.keys("abc"), "a,b".split(","),
+  ((a, b) => a + b).bind(null, 1)(2), ((a, b) => a + b).bind(null, 1).name, ((a, b) => a + b).bind(null, 1).length,
+  new ((function P(x) { this.x = x }).bind(null, 5))().x,
+  JSON.stringify({a: [1, {b: 2}]}, null, 1), JSON.stringify({a: 1, b: 2}, (k, v) => k === "a" ? undefined : v),
+]`
+	res, _ := runCode(t, code, Options{})
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	want := `["aa-b-aa","a[c]c","xxx","a1b2c","x1y",[1,2,3,4],[1,2],[1,2,3,[4]],"SS",["0","1","2"],["a","b"],3,"bound ",1,5,"{\n \"a\": [\n  1,\n  {\n   \"b\": 2\n  }\n ]\n}","{\"b\":2}"]`
+	if got := string(res.Value); got != want {
+		t.Errorf("value =\n%s\nwant\n%s", got, want)
+	}
+}
+
+// Thrown values and console lines are cut to maxMessageChars.
+func TestMessagesCapped(t *testing.T) {
+	res, _ := runCode(t, `console.log("y".repeat(1e5)); throw new Error("x".repeat(1e5))`, Options{})
+	if res.Err == nil || len([]rune(res.Err.Message)) > maxMessageChars+1 || !strings.HasSuffix(res.Err.Message, "…") {
+		t.Errorf("error message of %d characters", len([]rune(res.Err.Message)))
+	}
+	if len(res.Logs) != 1 || len([]rune(res.Logs[0].Message)) != maxMessageChars+1 {
+		t.Errorf("logs %d", len(res.Logs))
+	}
+}
+
+// Tool calls made by getters while arguments are serialised count.
+func TestToolCallsInGettersCount(t *testing.T) {
+	code := `const arg = {};
+for (let i = 0; i < 30; i++) Object.defineProperty(arg, "k" + i, {enumerable: true, get() { tools.echo({}); return i }});
+await tools.echo(arg)`
+	res, h := runCode(t, code, Options{Limits: Limits{MaxToolCalls: 10}})
+	if res.Err == nil || res.Err.Code != CodeLimitExceeded {
+		t.Errorf("err = %v, want %s", res.Err, CodeLimitExceeded)
+	}
+	if n := len(h.calls); n > 10 {
+		t.Errorf("%d calls reached the host, limit 10", n)
+	}
+}
+
+// A timeout inside a getter of a thrown value is a timeout, and a goja
+// panic is a clean runtime_error; the next run works.
+func TestCodesOfOddEnds(t *testing.T) {
+	res, _ := runCode(t, `const e = new Error("x"); Object.defineProperty(e, "message", {get() { for (;;) {} }}); throw e`,
+		Options{Limits: Limits{Timeout: 200 * time.Millisecond}})
+	if res.Err == nil || res.Err.Code != CodeTimeout {
+		t.Errorf("getter timeout: err = %v, want timeout", res.Err)
+	}
+	res, _ = runCode(t, `const a = Array.from({length: 100}, (_, i) => 100 - i); a.sort((x, y) => { a.length = 0; return x - y }); return a.length`, Options{})
+	if res.Err != nil && (res.Err.Code != CodeRuntimeError || strings.Contains(res.Err.Message, "goroutine") || strings.Contains(res.Err.Message, "runtime error")) {
+		t.Errorf("goja panic: err = %v", res.Err)
+	}
+	res, _ = runCode(t, "return 1", Options{})
+	if res.Err != nil || string(res.Value) != "1" {
+		t.Errorf("next run: %v %s", res.Err, res.Value)
+	}
+}
+
+// Run refuses new scripts while MaxAbandoned runs are still stopping.
+func TestRunRefusedWhileAbandoned(t *testing.T) {
+	abandonedRuns.Add(MaxAbandoned)
+	defer abandonedRuns.Add(-MaxAbandoned)
+	s, err := Compile("return 1", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := Run(context.Background(), s, Options{Host: newTestHost()})
+	if res.Err == nil || res.Err.Code != CodeLimitExceeded || !strings.Contains(res.Err.Message, "still stopping") {
+		t.Errorf("err = %v", res.Err)
+	}
+}
