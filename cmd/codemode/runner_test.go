@@ -1,0 +1,47 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/codemode-dev/codemode/engine"
+)
+
+// Both runners give the same result; only where the script ran differs.
+func TestRunnersAgree(t *testing.T) {
+	const code = `const f = await tools.createFrame({title: "T", x: 0, y: 0, width: 400, height: 300});
+const n = await Promise.all(["a", "b"].map((t, i) => tools.createStickyNote({text: t, x: 10 + 210 * i, y: 40, parentId: f.id})));
+console.log("made", n.length);
+return n.map((x) => x.id);`
+	in := runScript(t, code, exitOK, "--runner", "inprocess")
+	wk := runScript(t, code, exitOK, "--runner", "worker")
+	ignore := cmpopts.IgnoreFields(engine.ExecuteResult{}, "Stats")
+	ignoreCall := cmpopts.IgnoreFields(engine.CallRecord{}, "ElapsedMS")
+	if d := cmp.Diff(in, wk, ignore, ignoreCall); d != "" {
+		t.Errorf("worker differs from in process (-inprocess +worker):\n%s", d)
+	}
+}
+
+// A script that takes its worker down — past the worker's memory limit —
+// is that run's memory_limit: the command still prints its result and
+// exits 1.
+func TestRunnerWorkerContainsACrash(t *testing.T) {
+	cfg := writeFile(t, t.TempDir()+"/config.json", `{"script": {"maxMemoryBytes": 8589934592}}`)
+	start := time.Now()
+	res := runScript(t, `const a = []; for (;;) a.push("x".repeat(100000) + a.length)`, exitFailed, "--config", cfg, "--timeout", "20s")
+	if res.Error == nil || res.Error.Code != engine.CodeMemoryLimit || !strings.Contains(res.Error.Message, "worker") {
+		t.Errorf("got %+v, want memory_limit from the worker", res.Error)
+	}
+	t.Logf("%v after %v", res.Error, time.Since(start))
+}
+
+func TestRunnerFlag(t *testing.T) {
+	_, errs, code := cli(t, "return 1", "run", "--runner", "vm")
+	if code != exitUsage || !strings.Contains(errs, `--runner must be "worker" or "inprocess"`) {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+}
