@@ -337,14 +337,18 @@ func (r *runner) guarded(path string, orig goja.Callable) func(goja.FunctionCall
 func (r *runner) checkResult(path string, v goja.Value) {
 	switch v := v.(type) {
 	case goja.String:
-		if n := int64(v.Length()); n > r.maxElems {
+		n := int64(v.Length())
+		if n > r.maxElems {
 			r.tooLong(n, path)
 		}
+		saw(&r.mem.largestString, n)
 	case *goja.Object:
 		if v.ClassName() == "Array" {
-			if n := toLength(v.Get("length")); n > r.maxElems {
+			n := toLength(v.Get("length"))
+			if n > r.maxElems {
 				r.tooMany(n, path)
 			}
+			saw(&r.mem.largestArray, n)
 		}
 	}
 }

@@ -141,9 +141,13 @@ func both(a, b argGuard) argGuard {
 // interrupt reaches.
 func guardLength(r *runner, c goja.FunctionCall) goja.FunctionCall {
 	if this, ok := c.This.(*goja.Object); ok {
-		if n := toLength(this.Get("length")); n > r.maxElems {
+		n := toLength(this.Get("length"))
+		if n > r.maxElems {
 			r.abort(&Error{Code: CodeMemoryLimit, Message: fmt.Sprintf(
 				"an array of %d elements is over the sandbox's limit of %d", n, r.maxElems)})
+		}
+		if this.ClassName() == "Array" {
+			saw(&r.mem.largestArray, n)
 		}
 	}
 	return c

@@ -99,8 +99,7 @@ type runner struct {
 	queue []func() error // settlements waiting for the loop
 	wake  chan struct{}  // cap 1: the queue has work
 
-	heapBase int64       // the heap when the run started
-	busy     atomic.Bool // the loop is running JavaScript
+	mem memShare // the heap watchdog's view of the run
 
 	killOnce sync.Once
 	killErr  atomic.Pointer[Error]
@@ -114,7 +113,7 @@ func newRunner(s *Script, opt Options) *runner {
 	lim := opt.Limits.withDefaults()
 	r := newBareRunner(maxElemsFor(lim.MaxMemoryBytes))
 	r.s, r.opt, r.lim = s, opt, lim
-	r.heapBase = heapInUse()
+	r.mem.liveBase = liveHeap()
 	return r
 }
 
@@ -220,12 +219,14 @@ func (r *runner) loop() {
 	}
 }
 
-// js runs f, which runs JavaScript, with the busy flag set for the heap
-// watchdog, and turns what goja returns into the run's error.
+// js runs f, which runs JavaScript, billing its time to the run for the
+// heap watchdog, and turns what goja returns into the run's error.
 func (r *runner) js(f func() error) *Error {
-	r.busy.Store(true)
+	start := time.Now().UnixNano()
+	r.mem.busySince.Store(start)
 	err := f()
-	r.busy.Store(false)
+	r.mem.busyNanos.Add(time.Now().UnixNano() - start)
+	r.mem.busySince.Store(0)
 	if err == nil {
 		return nil
 	}

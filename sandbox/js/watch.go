@@ -1,10 +1,10 @@
 package js
 
 import (
-	"runtime"
 	"runtime/metrics"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -81,15 +81,104 @@ func (c *clock) update(wasPaused bool) {
 	c.timer.Reset(max(c.left, 0))
 }
 
-// heapWatch is the one watchdog of every running script: every few
-// milliseconds it reads the Go heap, and a run that is executing JavaScript
-// while the heap has grown past its budget since the run started is ended
-// with memory_limit. Runs waiting for tools are not blamed: they allocate
-// nothing. The heap is the process's, so with many concurrent scripts the
-// watchdog is a guard, not an exact meter; hard isolation needs a process.
+// heapWatch is the one watchdog of every running script. Go has no heap
+// per goroutine, so the policy is:
+//
+//   - Over: a run is over its budget when the live heap (what the last
+//     garbage collection found reachable: /gc/heap/live:bytes, so garbage
+//     never counts and no collection is forced) has grown by more than its
+//     MaxMemoryBytes above the lowest it has been since the run started
+//     (the lowest, so that runs side by side share a base even when one
+//     started while the heap still held what a finished run left). With
+//     runs side by side, every run that started before a bomb is over too.
+//   - Blame: of the runs past half their budget (so that a bomb whose base
+//     is a little higher is among them), the watchdog ends only the one with
+//     the largest structures: the longest array and string its builtins
+//     have seen (every array method reads this.length, every builtin's
+//     result is checked; see builtins.go), at bytesPerElement per element
+//     and two bytes per character. Go cannot say which goroutine allocated
+//     what, and allocation is a poor guide: an innocent script churning
+//     garbage allocates as fast as a bomb. When no run's structures are
+//     four times those of every other (a bomb that keeps its memory in
+//     objects linked by properties, which no builtin sees), the allocation
+//     attributed to each decides: the process's new allocation
+//     (/gc/heap/allocs:bytes) is shared every few milliseconds among the
+//     runs in proportion to the time each spent running JavaScript.
+//   - Then it waits for that run's loop to stop, and then until the live
+//     heap has come down by half the run's budget or six collections have
+//     passed, before blaming again: the memory of the run it ended must be
+//     gone from the live heap, or it gets a second, innocent run blamed.
+//
+// A bomb that keeps its memory in arrays or strings is told apart from
+// innocent runs beside it; one that keeps it only in objects linked by
+// properties (no builtin sees them) is blamed by allocation, and an
+// innocent run beside it that allocates faster could be ended first (the
+// bomb is ended next, once the collections show the heap still over).
+// Without forced collections a bomb is seen at the first collection after
+// it passed its budget: the heap can reach about twice the budget first.
+// Hard isolation needs a process (a worker with an OS limit).
 var heapWatch = &watchdog{runs: make(map[*runner]struct{})}
 
 const watchEvery = 5 * time.Millisecond
+
+// memShare is what the watchdog knows of one run.
+type memShare struct {
+	liveBase  int64        // the lowest the live heap has been since the run started
+	busySince atomic.Int64 // unix nanoseconds when JavaScript started running; 0 when idle
+	busyNanos atomic.Int64 // time spent running JavaScript, finished stretches
+
+	lastBusy  int64 // watchdog: busy time at the last tick
+	allocated int64 // watchdog: bytes allocated, as attributed
+
+	largestArray  atomic.Int64 // elements of the longest array a builtin saw
+	largestString atomic.Int64 // characters of the longest string a builtin made
+}
+
+// saw records the size of an array or string a builtin saw.
+func saw(largest *atomic.Int64, n int64) {
+	if n > largest.Load() {
+		largest.Store(n) // the loop is the only writer
+	}
+}
+
+// structures is the bytes the run's largest array and string stand for.
+func (m *memShare) structures() int64 {
+	return m.largestArray.Load()*bytesPerElement + m.largestString.Load()*2
+}
+
+// blame picks the run to end among those past half their budget (see
+// heapWatch):
+// the one with the largest structures when they are at least four times
+// those of any other, the one that allocated the most otherwise.
+func blame(over []*runner) *runner {
+	var first, second *runner
+	for _, r := range over {
+		switch {
+		case first == nil || r.mem.structures() > first.mem.structures():
+			first, second = r, first
+		case second == nil || r.mem.structures() > second.mem.structures():
+			second = r
+		}
+	}
+	if second == nil || first.mem.structures() >= 4*second.mem.structures() {
+		return first
+	}
+	for _, r := range over {
+		if r.mem.allocated > first.mem.allocated {
+			first = r
+		}
+	}
+	return first
+}
+
+// busy is the run's time running JavaScript up to now.
+func (m *memShare) busy(now int64) int64 {
+	b := m.busyNanos.Load()
+	if since := m.busySince.Load(); since != 0 && now > since {
+		b += now - since
+	}
+	return b
+}
 
 type watchdog struct {
 	mu      sync.Mutex
@@ -100,6 +189,7 @@ type watchdog struct {
 func (w *watchdog) add(r *runner) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	r.mem.lastBusy = r.mem.busy(time.Now().UnixNano())
 	w.runs[r] = struct{}{}
 	if !w.running {
 		w.running = true
@@ -117,50 +207,90 @@ func (w *watchdog) remove(r *runner) {
 func (w *watchdog) watch() {
 	t := time.NewTicker(watchEvery)
 	defer t.Stop()
-	var lastGC time.Time
+	m := readMem()
+	var ended *runner // the last run blamed, until its loop has stopped
+	var quiet struct {
+		active bool
+		live   int64  // the live heap must come below this,
+		cycles uint64 // or the collections reach this
+	}
 	for range t.C {
+		prev := m
+		m = readMem()
+		if ended != nil {
+			select {
+			case <-ended.done:
+				quiet.active, quiet.live, quiet.cycles = true, m.live-ended.lim.MaxMemoryBytes/2, m.cycles+6
+				ended = nil
+			default:
+			}
+		}
 		w.mu.Lock()
 		if len(w.runs) == 0 {
 			w.running = false
 			w.mu.Unlock()
 			return
 		}
-		heap := heapInUse()
-		var over []*runner
-		for r := range w.runs {
-			if r.busy.Load() && heap-r.heapBase > r.lim.MaxMemoryBytes {
-				over = append(over, r)
-			}
+		if quiet.active && (m.live < quiet.live || m.cycles >= quiet.cycles) {
+			quiet.active = false
 		}
+		victim := w.tick(m.allocs-prev.allocs, m.live, ended == nil && !quiet.active)
 		w.mu.Unlock()
-		if len(over) == 0 {
-			continue
-		}
-		// Part of the heap may be garbage: collect before blaming, but not
-		// more than a few times a second.
-		if time.Since(lastGC) > 100*time.Millisecond {
-			runtime.GC()
-			lastGC = time.Now()
-			heap = heapInUse()
-		}
-		for _, r := range over {
-			if grown := heap - r.heapBase; grown > r.lim.MaxMemoryBytes {
-				r.kill(&Error{Code: CodeMemoryLimit, Message: "the script used more memory than its limit of " + mib(r.lim.MaxMemoryBytes)})
-			}
+		if victim != nil {
+			victim.kill(&Error{Code: CodeMemoryLimit, Message: "the script used more memory than its limit of " + mib(victim.lim.MaxMemoryBytes)})
+			ended = victim
 		}
 	}
 }
 
-var heapSample = []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-var heapMu sync.Mutex
-
-// heapInUse is the bytes of heap objects, live or not yet swept.
-func heapInUse() int64 {
-	heapMu.Lock()
-	defer heapMu.Unlock()
-	metrics.Read(heapSample)
-	return int64(heapSample[0].Value.Uint64())
+// tick attributes allocated bytes to the runs and returns the run to end,
+// if blaming is allowed and some run is over its budget. Holds w.mu.
+func (w *watchdog) tick(allocated uint64, live int64, mayBlame bool) *runner {
+	now := time.Now().UnixNano()
+	var total int64
+	for r := range w.runs {
+		total += r.mem.busy(now) - r.mem.lastBusy
+	}
+	var near []*runner // runs past half their budget
+	triggered := false // some run is past all of it
+	for r := range w.runs {
+		b := r.mem.busy(now)
+		if total > 0 {
+			r.mem.allocated += int64(float64(allocated) * float64(b-r.mem.lastBusy) / float64(total))
+		}
+		r.mem.lastBusy = b
+		r.mem.liveBase = min(r.mem.liveBase, live)
+		g := live - r.mem.liveBase
+		if g > r.lim.MaxMemoryBytes/2 {
+			near = append(near, r)
+		}
+		triggered = triggered || g > r.lim.MaxMemoryBytes
+	}
+	if !mayBlame || !triggered {
+		return nil
+	}
+	return blame(near)
 }
+
+var memSamples = []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/gc/heap/allocs:bytes"}, {Name: "/gc/cycles/total:gc-cycles"}}
+var memMu sync.Mutex
+
+func readMem() (m struct {
+	live   int64
+	allocs uint64
+	cycles uint64
+}) {
+	memMu.Lock()
+	defer memMu.Unlock()
+	metrics.Read(memSamples)
+	m.live = int64(memSamples[0].Value.Uint64())
+	m.allocs = memSamples[1].Value.Uint64()
+	m.cycles = memSamples[2].Value.Uint64()
+	return m
+}
+
+// liveHeap is the live heap as of the last collection.
+func liveHeap() int64 { return readMem().live }
 
 func mib(n int64) string {
 	if n%(1<<20) == 0 {
