@@ -3,6 +3,7 @@ package js
 import (
 	_ "embed"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,31 +25,22 @@ var prelude = sync.OnceValue(func() *goja.Program {
 
 // RegexpTimeout bounds one match of a regular expression that needs the
 // backtracking engine (lookaround, backreferences); others run in linear
-// time. A match that runs this long ends the run with timeout. The value is
-// set on the process-wide default of the regexp engine (dlclark/regexp2/v2)
-// the first time a script runs.
+// time. A match that runs this long ends the run with timeout.
+//
+// It cannot be set per run: goja compiles regexp2 patterns itself, in
+// unexported structs, and regexp2 copies DefaultMatchTimeout into each
+// pattern when it compiles it; no API reaches the pattern's own
+// MatchTimeout. So the sandbox sets the process-wide default, once, the
+// first time a script runs — and only if it is still regexp2's "forever":
+// a host that chose its own default keeps it (and its scripts' matches get
+// that bound instead; timedRegexp reports those past RegexpTimeout).
 const RegexpTimeout = time.Second
 
-var setRegexpTimeout = sync.OnceFunc(func() { regexp2.DefaultMatchTimeout = RegexpTimeout })
-
-// wrapNative replaces obj[key] (a string or a *goja.Symbol) with a native
-// wrapper made by wrap from the original, keeping the property's flags as
-// the builtins have them (writable, configurable, not enumerable). Wrappers
-// are made in Go: cheaper than JavaScript ones, and every run makes them all.
-func (r *runner) wrapNative(obj *goja.Object, keys []any, wrap func(orig goja.Callable) func(goja.FunctionCall) goja.Value) {
-	for _, key := range keys {
-		switch k := key.(type) {
-		case string:
-			if f, ok := goja.AssertFunction(obj.Get(k)); ok {
-				_ = obj.DefineDataProperty(k, r.vm.ToValue(wrap(f)), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
-			}
-		case *goja.Symbol:
-			if f, ok := goja.AssertFunction(obj.GetSymbol(k)); ok {
-				_ = obj.DefineDataPropertySymbol(k, r.vm.ToValue(wrap(f)), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
-			}
-		}
+var setRegexpTimeout = sync.OnceFunc(func() {
+	if regexp2.DefaultMatchTimeout == time.Duration(math.MaxInt64) {
+		regexp2.DefaultMatchTimeout = RegexpTimeout
 	}
-}
+})
 
 // call calls f and rethrows its exception as the wrapper's own.
 func call(f goja.Callable, c goja.FunctionCall) goja.Value {
@@ -59,7 +51,7 @@ func call(f goja.Callable, c goja.FunctionCall) goja.Value {
 	return v
 }
 
-// timedRegexp wraps a RegExp.prototype method so that a match stopped by the
+// timedRegexp wraps every RegExp.prototype method so that a match stopped by the
 // regexp engine's timeout — which the engine reports as "no match" — ends the
 // run instead of giving the script a wrong answer.
 func (r *runner) timedRegexp(orig goja.Callable) func(goja.FunctionCall) goja.Value {
@@ -73,9 +65,6 @@ func (r *runner) timedRegexp(orig goja.Callable) func(goja.FunctionCall) goja.Va
 		return v
 	}
 }
-
-// regexpMethods are the RegExp.prototype methods that run a match.
-var regexpMethods = []any{"exec", "test", goja.SymMatch, goja.SymMatchAll, goja.SymReplace, goja.SymSearch, goja.SymSplit}
 
 // argGuard checks a builtin's arguments before it runs (see builtins.go). It
 // may replace this and the arguments by what the builtin would coerce them
