@@ -15,6 +15,7 @@ func (r *runner) harden() error {
 	g := vm.GlobalObject()
 	jsonObj := g.Get("JSON").(*goja.Object)
 	r.jsonParse, _ = goja.AssertFunction(jsonObj.Get("parse"))
+	r.gopd, _ = goja.AssertFunction(g.Get("Object").(*goja.Object).Get("getOwnPropertyDescriptor"))
 	r.errorCtor = g.Get("Error").(*goja.Object)
 
 	maxElems := r.maxElems

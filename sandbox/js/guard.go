@@ -84,6 +84,7 @@ var builtinGuards = func() map[string]argGuard {
 		"String.prototype.replaceAll":      guardReplace(true),
 		"RegExp.prototype[Symbol.replace]": guardRegexpReplace,
 		"String.raw":                       guardRaw,
+		"Array.from":                       guardArrayFrom,
 		"Object.keys":                      guardStringArg,
 		"Object.values":                    guardStringArg,
 		"Object.entries":                   guardStringArg,
@@ -101,9 +102,13 @@ var builtinGuards = func() map[string]argGuard {
 	// character; the HTML methods).
 	for _, name := range []string{"normalize", "toUpperCase", "toLowerCase", "toLocaleUpperCase", "toLocaleLowerCase",
 		"split", "match", "matchAll", "anchor", "big", "blink", "bold", "fixed", "fontcolor", "fontsize", "italics",
-		"link", "small", "strike", "sub", "sup", "repeat", "padStart", "padEnd", "concat"} {
+		"link", "small", "strike", "sub", "sup"} {
 		m["String.prototype."+name] = guardThisString
 	}
+	m["String.prototype.repeat"] = both(guardThisString, guardRepeat)
+	m["String.prototype.padStart"] = both(guardThisString, guardPad)
+	m["String.prototype.padEnd"] = both(guardThisString, guardPad)
+	m["String.prototype.concat"] = both(guardThisString, guardStringConcat)
 	for _, k := range arrayMethods {
 		name := ""
 		switch k := k.(type) {
@@ -130,6 +135,7 @@ func both(a, b argGuard) argGuard {
 // interrupt reaches.
 func guardLength(r *runner, c goja.FunctionCall) goja.FunctionCall {
 	if this, ok := c.This.(*goja.Object); ok {
+		r.requireDataLength(this)
 		n := toLength(this.Get("length"))
 		if n > r.maxElems {
 			r.abort(&Error{Code: CodeMemoryLimit, Message: fmt.Sprintf(
@@ -140,6 +146,34 @@ func guardLength(r *runner, c goja.FunctionCall) goja.FunctionCall {
 		}
 	}
 	return c
+}
+
+// requireDataLength throws a TypeError when o is an array-like whose length
+// is a getter (own or inherited): the builtin would read it again after
+// the guard, and a getter can answer 1 to the guard and 2**32 - 1 to the
+// builtin. Arrays, strings, arguments and functions have data lengths.
+func (r *runner) requireDataLength(o *goja.Object) {
+	if o.ClassName() == "Array" {
+		return
+	}
+	key := r.vm.ToValue("length")
+	for p := o; p != nil; p = p.Prototype() {
+		d, err := r.gopd(goja.Undefined(), p, key)
+		if err != nil {
+			panic(err)
+		}
+		desc, ok := d.(*goja.Object)
+		if !ok {
+			continue // not here: look in the prototype
+		}
+		if g := desc.Get("get"); g != nil && !goja.IsUndefined(g) {
+			panic(r.vm.NewTypeError("array methods on an array-like whose length is a getter are not supported in the sandbox"))
+		}
+		if s := desc.Get("set"); s != nil && !goja.IsUndefined(s) {
+			panic(r.vm.NewTypeError("array methods on an array-like whose length is a setter are not supported in the sandbox"))
+		}
+		return
+	}
 }
 
 // str is ToString(v) as goja does it (running the script's toString);
@@ -168,6 +202,52 @@ func guardThisString(r *runner, c goja.FunctionCall) goja.FunctionCall {
 		r.tooLong(n, "a string method on a string this long")
 	}
 	c.This = s
+	return c
+}
+
+// guardRepeat multiplies this (a string, after guardThisString) by the
+// count, coerced once and handed on as a number.
+func guardRepeat(r *runner, c goja.FunctionCall) goja.FunctionCall {
+	s, ok := c.This.(goja.String)
+	if !ok {
+		return c
+	}
+	count := c.Argument(0).ToFloat()
+	c.Arguments = []goja.Value{r.vm.ToValue(count)}
+	if count > 0 && !math.IsInf(count, 1) {
+		if n := float64(s.Length()) * math.Floor(count); n > float64(r.maxElems) {
+			r.tooLong(int64(min(n, math.MaxInt64/2)), "String.prototype.repeat")
+		}
+	}
+	return c
+}
+
+// guardPad checks padStart's and padEnd's target length, coerced once.
+func guardPad(r *runner, c goja.FunctionCall) goja.FunctionCall {
+	n := toLength(c.Argument(0))
+	c.Arguments = append([]goja.Value{r.vm.ToValue(n)}, c.Arguments[min(1, len(c.Arguments)):]...)
+	if n > r.maxElems {
+		r.tooLong(n, "a padded string")
+	}
+	return c
+}
+
+// guardStringConcat coerces concat's arguments once and adds them up.
+func guardStringConcat(r *runner, c goja.FunctionCall) goja.FunctionCall {
+	s, ok := c.This.(goja.String)
+	if !ok {
+		return c
+	}
+	total := int64(s.Length())
+	args := make([]goja.Value, len(c.Arguments))
+	for i, a := range c.Arguments {
+		as := r.str(a)
+		args[i] = as
+		if total += int64(as.Length()); total > r.maxElems {
+			r.tooLong(total, "String.prototype.concat")
+		}
+	}
+	c.Arguments = args
 	return c
 }
 
@@ -209,6 +289,7 @@ func guardConcat(r *runner, c goja.FunctionCall) goja.FunctionCall {
 	var total int64
 	for _, v := range append([]goja.Value{c.This}, c.Arguments...) {
 		if o, ok := spreadable(v); ok {
+			r.requireDataLength(o)
 			total += toLength(o.Get("length"))
 		} else {
 			total++
@@ -261,6 +342,23 @@ func guardFlat(r *runner, c goja.FunctionCall) goja.FunctionCall {
 				r.tooMany(total, "Array.prototype.flat")
 			}
 		}
+	}
+	return c
+}
+
+// guardArrayFrom checks the length of an array-like that is not iterable
+// (an iterable is walked one JavaScript-visible step at a time).
+func guardArrayFrom(r *runner, c goja.FunctionCall) goja.FunctionCall {
+	items, ok := c.Argument(0).(*goja.Object)
+	if !ok {
+		return c
+	}
+	if it := items.GetSymbol(goja.SymIterator); it != nil && !goja.IsUndefined(it) && !goja.IsNull(it) {
+		return c
+	}
+	r.requireDataLength(items)
+	if n := toLength(items.Get("length")); n > r.maxElems {
+		r.tooMany(n, "Array.from")
 	}
 	return c
 }

@@ -41,18 +41,35 @@
   // before this runs (in Go: cheaper than wrappers made here), and the
   // RegExp methods with a check of the regexp engine's match timeout.
   // join's result can be far longer than its array: add it up first.
-  wrap(AP, "join", (orig) => function (sep) {
-    if (isArray(this)) {
-      const n = this.length;
-      const s = sep === undefined ? 1 : toStr(sep).length;
-      let total = 0;
-      for (let i = 0; i < n; i++) {
-        const v = this[i];
-        total += s + (typeof v === "string" ? v.length : 0);
-        if (total > maxChars) tooLong(total, "a joined string");
-      }
+  // join and toLocaleString build one string from all the elements' strings,
+  // natively: a million elements of a million characters each would be a
+  // single allocation of terabytes. They are rebuilt here from a snapshot of
+  // the elements' strings (each coerced once, so a getter cannot answer
+  // short to the count and long to the builtin), on array-likes too.
+  const snapshot = (o, n, sepLength, str) => {
+    if (n > maxElems) tooMany(n, "an array");
+    if (sepLength * n > maxChars) tooLong(sepLength * n, "a joined string");
+    const parts = [];
+    let total = 0;
+    for (let i = 0; i < n; i++) {
+      const v = o[i];
+      const s = v === undefined || v === null ? "" : str(v);
+      parts[i] = s;
+      total += sepLength + s.length;
+      if (total > maxChars) tooLong(total, "a joined string");
     }
-    return apply(orig, this, arguments);
+    return parts;
+  };
+  const nativeJoin = AP.join; // the host's wrapper of goja's join
+  wrap(AP, "join", (orig) => function (sep) {
+    if (this === null || typeof this !== "object") return apply(orig, this, arguments);
+    const n = toLength(this.length);
+    const s = sep === undefined ? "," : toStr(sep);
+    return apply(orig, snapshot(this, n, s.length, toStr), [s]);
+  });
+  wrap(AP, "toLocaleString", (orig) => function () {
+    if (this === null || typeof this !== "object") return apply(orig, this, arguments);
+    return apply(nativeJoin, snapshot(this, toLength(this.length), 1, (v) => toStr(v.toLocaleString())), [","]);
   });
   wrap(Array, "from", (orig) => function (items) {
     if (items != null) {
@@ -62,28 +79,8 @@
     return apply(orig, this, arguments);
   });
 
-  const SP = String.prototype;
-  wrap(SP, "repeat", (orig) => function (count) {
-    const c = toNumber(count);
-    if (c > 0 && c !== Infinity) {
-      const n = toStr(this).length * floor(c);
-      if (n > maxChars) tooLong(n, "a repeated string");
-    }
-    return apply(orig, this, arguments);
-  });
-  for (const key of ["padStart", "padEnd"]) {
-    wrap(SP, key, (orig) => function (length) {
-      const n = toLength(length);
-      if (n > maxChars) tooLong(n, "a padded string");
-      return apply(orig, this, arguments);
-    });
-  }
-  wrap(SP, "concat", (orig) => function () {
-    let n = toStr(this).length;
-    for (let i = 0; i < arguments.length; i++) n += toStr(arguments[i]).length;
-    if (n > maxChars) tooLong(n, "a concatenated string");
-    return apply(orig, this, arguments);
-  });
+  // String.prototype's repeat, padStart, padEnd and concat are guarded in
+  // Go (guard.go), after their arguments are coerced once.
 
   // Spreading an array-like into arguments allocates all of it at once.
   const checkArgs = (args) => {

@@ -84,6 +84,7 @@ type runner struct {
 	vm          *goja.Runtime           // loop, except Interrupt
 	jsonParse   goja.Callable           // loop; the builtins as they were before the script ran
 	stringify   goja.Callable           // loop
+	gopd        goja.Callable           // loop; Object.getOwnPropertyDescriptor
 	errorCtor   *goja.Object            // loop
 	main        *goja.Promise           // loop; the script's promise
 	turn        []*Call                 // loop; calls made since the last hand-over to the host
