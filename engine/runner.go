@@ -27,11 +27,5 @@ func InProcessRunner() ScriptRunner { return inProcess{js.NewCache(256)} }
 type inProcess struct{ cache *js.Cache }
 
 func (p inProcess) RunScript(ctx context.Context, job js.Job) *js.Result {
-	s, err := p.cache.Compile(job.Code, job.MaxCodeBytes)
-	if err != nil {
-		return &js.Result{Err: err}
-	}
-	res := js.Run(ctx, s, job.Options)
-	res.TypeScript = s.TypeScript
-	return res
+	return js.RunJob(ctx, p.cache, job)
 }

@@ -4,6 +4,8 @@ package worker
 
 import (
 	"os"
+	"os/signal"
+	"runtime"
 	"runtime/debug"
 	"strconv"
 	"syscall"
@@ -16,6 +18,7 @@ import (
 // large reservations and kill it at start), no core files, and a smaller
 // largest goroutine stack so that runaway recursion in Go ends quickly.
 func applyLimits(cfg configMsg) error {
+	runtime.GOMAXPROCS(workerProcs)
 	if cfg.MemoryBytes > 0 {
 		lim := uint64(cfg.MemoryBytes)
 		if err := syscall.Setrlimit(syscall.RLIMIT_DATA, &syscall.Rlimit{Cur: lim, Max: lim}); err != nil {
@@ -26,21 +29,33 @@ func applyLimits(cfg configMsg) error {
 	if cfg.StackBytes > 0 {
 		debug.SetMaxStack(cfg.StackBytes)
 	}
+	// Go ignores SIGXCPU unless asked: exit on it, saying why.
+	xcpu := make(chan os.Signal, 1)
+	signal.Notify(xcpu, syscall.SIGXCPU)
+	go func() {
+		<-xcpu
+		os.Stderr.WriteString(cpuLimitMessage + "\n")
+		os.Exit(4)
+	}()
 	return nil
 }
 
-// setCPULimit lets the coming run use at most twice its time budget of CPU
-// (plus a second: the limit counts whole seconds) on top of what the worker
-// has used so far; past it the kernel ends the worker with SIGXCPU. A
-// backstop under the host's wall-clock one, for a worker whose threads all
-// spin.
+// workerProcs bounds a worker's parallelism: a script is one thread of
+// JavaScript plus the garbage collector, and must not spread over every core
+// of the host. It also makes the CPU limit below meaningful.
+const workerProcs = 2
+
+// setCPULimit lets the coming run use at most workerProcs+1 times its time
+// budget of CPU (plus two seconds: the limit counts whole seconds) on top of
+// what the worker has used so far; past it the kernel ends the worker with
+// SIGXCPU. A backstop under the host's wall-clock one.
 func setCPULimit(budget time.Duration) {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
 		return
 	}
 	used := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	secs := uint64((used+2*budget)/time.Second) + 2
+	secs := uint64((used+(workerProcs+1)*budget)/time.Second) + 2
 	var cur syscall.Rlimit
 	if syscall.Getrlimit(syscall.RLIMIT_CPU, &cur) != nil || secs > cur.Max {
 		return

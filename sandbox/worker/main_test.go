@@ -53,6 +53,15 @@ var brokenWorkers = map[string]func(){
 		w.Flush()
 		select {}
 	},
+	"spin": func() { // takes the run, sets its CPU limit as a run would, and spins past it
+		handshake()
+		_ = applyLimits(configMsg{})
+		in := bufio.NewReader(os.Stdin)
+		_, _, _ = readFrame(in, 1<<30)
+		setCPULimit(time.Millisecond)
+		for {
+		}
+	},
 	"probe": func() { // reports its environment and descriptors, then fails to start
 		closeInherited()
 		var fds []string

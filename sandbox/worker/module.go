@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -41,25 +42,25 @@ func (p *Pool) Module(binary []byte, opts wasm.ModuleOptions) (*Module, error) {
 // wall-clock backstop and turns a crash of the worker into the call's error.
 func (m *Module) Call(ctx context.Context, args []byte) (json.RawMessage, *wasm.Error) {
 	p := m.p
-	select {
-	case p.slots <- struct{}{}:
-	case <-ctx.Done():
-		return nil, toWasmError(ctxError(ctx))
+	timeout := cmp.Or(m.opts.Limits.Timeout, wasm.DefaultTimeout)
+	_, jerr := p.acquire(ctx, timeout)
+	if jerr != nil {
+		return nil, toWasmError(jerr)
 	}
 	defer func() { <-p.slots }()
 	w, err := p.take()
 	if err != nil {
 		return nil, &wasm.Error{Code: wasm.CodeToolError, Message: "cannot start a worker process: " + err.Error()}
 	}
-	out, werr, healthy := w.callModule(ctx, m, args)
+	out, werr, healthy := w.callModule(ctx, m, args, timeout)
 	p.put(w, healthy)
 	return out, werr
 }
 
-func (w *proc) callModule(ctx context.Context, m *Module, args []byte) (json.RawMessage, *wasm.Error, bool) {
+func (w *proc) callModule(ctx context.Context, m *Module, args []byte, timeout time.Duration) (json.RawMessage, *wasm.Error, bool) {
 	if !w.modules[m.id] {
 		if err := w.send(kindModule, m.load); err != nil {
-			return nil, toWasmError(w.crashError("the worker stopped reading")), false
+			return nil, toWasmError(w.crashError()), false
 		}
 		w.modules[m.id] = true
 	}
@@ -67,11 +68,7 @@ func (w *proc) callModule(ctx context.Context, m *Module, args []byte) (json.Raw
 	binary.BigEndian.PutUint64(body, m.id)
 	copy(body[8:], args)
 	if err := w.send(kindWasmCall, body); err != nil {
-		return nil, toWasmError(w.crashError("the worker stopped reading")), false
-	}
-	timeout := m.opts.Limits.Timeout
-	if timeout <= 0 {
-		timeout = wasm.DefaultTimeout
+		return nil, toWasmError(w.crashError()), false
 	}
 	timer := newBackstop(timeout)
 	defer timer.Stop()
@@ -79,10 +76,9 @@ func (w *proc) callModule(ctx context.Context, m *Module, args []byte) (json.Raw
 	var ended *js.Error
 	for {
 		select {
-		case f := <-w.frames:
-			if f.err != nil {
-				hr := &hostRun{}
-				return nil, toWasmError(w.crashed(hr, f.err.Error()).Err), false
+		case f, ok := <-w.frames:
+			if !ok || f.err != nil {
+				return nil, toWasmError(w.crashed(&hostRun{}).Err), false
 			}
 			if f.kind != kindWasmDone || len(f.body) == 0 {
 				w.kill()

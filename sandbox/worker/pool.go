@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -30,6 +31,10 @@ type Config struct {
 	MemoryBytes int64
 	// StackBytes is the largest goroutine stack in a worker. Default: 256 MiB.
 	StackBytes int
+	// MaxRuns retires a worker after that many runs and calls, so that
+	// whatever a long series of scripts leaves in a process (fragmented
+	// memory, a slow leak in a dependency) does not accumulate. Default: 1000.
+	MaxRuns int
 	// WasmCacheDir is where workers keep compiled WASM modules (see
 	// wasm.Config.CacheDir); "" compiles in every worker.
 	WasmCacheDir string
@@ -39,6 +44,7 @@ type Config struct {
 const (
 	DefaultMemoryBytes = 1 << 30
 	DefaultStackBytes  = 256 << 20
+	DefaultMaxRuns     = 1000
 )
 
 func (c Config) withDefaults() (Config, error) {
@@ -61,6 +67,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.StackBytes <= 0 {
 		c.StackBytes = DefaultStackBytes
+	}
+	if c.MaxRuns <= 0 {
+		c.MaxRuns = DefaultMaxRuns
 	}
 	return c, nil
 }
@@ -159,8 +168,9 @@ func (p *Pool) take() (*proc, error) {
 
 // put gives a worker back after a run, or retires it.
 func (p *Pool) put(w *proc, healthy bool) {
+	w.runs++
 	p.mu.Lock()
-	if healthy && !p.closed && len(p.idle) < p.cfg.Warm && w.alive() {
+	if healthy && w.runs < p.cfg.MaxRuns && !p.closed && len(p.idle) < p.cfg.Warm && w.alive() {
 		p.idle = append(p.idle, w)
 		p.mu.Unlock()
 		return
@@ -193,19 +203,51 @@ func (p *Pool) Close() error {
 // cannot: a wall-clock backstop that kills a worker that does not answer
 // in time, and crash reports as structured errors.
 func (p *Pool) RunScript(ctx context.Context, job js.Job) *js.Result {
-	select {
-	case p.slots <- struct{}{}:
-	case <-ctx.Done():
-		return &js.Result{Err: ctxError(ctx)}
+	budget := cmp.Or(job.Options.Limits.Timeout, js.DefaultTimeout)
+	waited, err := p.acquire(ctx, budget)
+	if err != nil {
+		return &js.Result{Err: err}
 	}
 	defer func() { <-p.slots }()
-	w, err := p.take()
-	if err != nil {
-		return &js.Result{Err: &js.Error{Code: js.CodeRuntimeError, Message: "cannot start a worker process: " + err.Error()}}
+	job.Options.Limits.Timeout = budget - waited // waiting for a worker is part of the run
+	w, serr := p.take()
+	if serr != nil {
+		return &js.Result{Err: &js.Error{Code: js.CodeRuntimeError, Message: "cannot start a worker process: " + serr.Error()}}
 	}
 	res, healthy := w.run(ctx, job)
 	p.put(w, healthy)
 	return res
+}
+
+// acquire waits for one of the Max slots, at most budget (or until ctx
+// ends), and says how long it waited.
+func (p *Pool) acquire(ctx context.Context, budget time.Duration) (time.Duration, *js.Error) {
+	select {
+	case p.slots <- struct{}{}:
+		return 0, nil
+	default:
+	}
+	start := time.Now()
+	t := time.NewTimer(budget)
+	defer t.Stop()
+	select {
+	case p.slots <- struct{}{}:
+		waited := time.Since(start)
+		if waited >= budget {
+			<-p.slots
+			return 0, waitedTooLong(budget)
+		}
+		return waited, nil
+	case <-t.C:
+		return 0, waitedTooLong(budget)
+	case <-ctx.Done():
+		return 0, ctxError(ctx)
+	}
+}
+
+func waitedTooLong(budget time.Duration) *js.Error {
+	return &js.Error{Code: js.CodeTimeout, Message: fmt.Sprintf(
+		"no worker process was free within the run's timeout of %v (every one of the pool's workers was busy)", budget)}
 }
 
 // ctxError is the run's error for a context that ended.

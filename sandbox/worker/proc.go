@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -22,12 +23,14 @@ type proc struct {
 
 	frames  chan frame    // from the reader goroutine; closed when the worker's stdout ends
 	exited  chan struct{} // closed when the process has been waited for
+	dead    chan struct{} // closed by kill
 	stderr  *capWriter
 	tools   []string        // the tool names the worker has
 	modules map[uint64]bool // the WASM modules the worker has been sent
+	runs    int             // runs and calls done
 
 	killOnce sync.Once
-	killed   bool // by the pool, before exited closed
+	killed   atomic.Bool // by the pool (a writer blocked on a deaf worker holds wmu)
 }
 
 type frame struct {
@@ -42,7 +45,7 @@ func startProc(cfg Config) (*proc, error) {
 	cmd := exec.Command(cfg.Command[0], cfg.Command[1:]...)
 	cmd.Env = []string{} // no environment: nothing of the host's leaks in
 	detach(cmd)
-	w := &proc{cmd: cmd, memory: cfg.MemoryBytes, modules: make(map[uint64]bool), frames: make(chan frame, 16), exited: make(chan struct{}), stderr: &capWriter{max: 16 << 10}}
+	w := &proc{cmd: cmd, memory: cfg.MemoryBytes, modules: make(map[uint64]bool), frames: make(chan frame, 16), exited: make(chan struct{}), dead: make(chan struct{}), stderr: &capWriter{max: 16 << 10}}
 	cmd.Stderr = w.stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -65,7 +68,7 @@ func startProc(cfg Config) (*proc, error) {
 	defer t.Stop()
 	select {
 	case f := <-w.frames:
-		if f.kind == kindReady {
+		if f.kind == kindReady && f.err == nil {
 			return w, nil
 		}
 		w.kill()
@@ -81,21 +84,24 @@ func startProc(cfg Config) (*proc, error) {
 }
 
 // read passes the worker's frames on until its stdout ends or misbehaves,
-// then waits for the process to end.
+// then waits for the process to end. Once the worker is killed nobody reads
+// frames any more: they are dropped, so that read always reaches Wait.
 func (w *proc) read(r *bufio.Reader) {
+	defer close(w.exited)
+	defer close(w.frames)
 	for {
 		kind, body, err := readFrame(r, maxFrame)
+		select {
+		case w.frames <- frame{kind: kind, body: body, err: err}:
+		case <-w.dead:
+		}
 		if err != nil {
-			w.frames <- frame{err: err}
-			close(w.frames)
-			if _, tooLarge := err.(errFrameTooLarge); tooLarge {
-				w.kill()
-			}
+			// After a frame too large to read, the stream is lost: the
+			// worker is stopped (its run's loop has the reason).
+			w.kill()
 			_ = w.cmd.Wait()
-			close(w.exited)
 			return
 		}
-		w.frames <- frame{kind: kind, body: body}
 	}
 }
 
@@ -103,6 +109,16 @@ func (w *proc) send(kind byte, payload any) error {
 	w.wmu.Lock()
 	defer w.wmu.Unlock()
 	return writeFrame(w.out, kind, payload)
+}
+
+// sendAsync sends from a goroutine of its own, for a caller that must not
+// block on a worker that stopped reading; a failed send kills the worker.
+func (w *proc) sendAsync(kind byte, payload any) {
+	go func() {
+		if w.send(kind, payload) != nil {
+			w.kill()
+		}
+	}()
 }
 
 // alive reports whether the worker can take a run: running, and with
@@ -119,9 +135,8 @@ func (w *proc) alive() bool {
 // kill ends the worker at once.
 func (w *proc) kill() {
 	w.killOnce.Do(func() {
-		w.wmu.Lock()
-		w.killed = true
-		w.wmu.Unlock()
+		w.killed.Store(true)
+		close(w.dead)
 		_ = w.cmd.Process.Kill()
 		_ = w.in.Close()
 	})

@@ -153,7 +153,7 @@ func writeFrame(w *bufio.Writer, kind byte, payload any) error {
 type errFrameTooLarge struct{ size uint32 }
 
 func (e errFrameTooLarge) Error() string {
-	return fmt.Sprintf("a message of %d bytes is over the worker protocol's limit of %d", e.size, maxFrame)
+	return fmt.Sprintf("a message of %d bytes, over the worker protocol's limit of %d", e.size, maxFrame)
 }
 
 // readFrame reads one frame of at most max bytes.

@@ -66,10 +66,7 @@ func (r *hostRun) Hold(c *js.Call) func() {
 
 func (r *hostRun) setHolds(d int) {
 	r.holds += d
-	select {
-	case r.holdCh <- struct{}{}:
-	default:
-	}
+	notify(r.holdCh)
 }
 
 func (r *hostRun) held() bool {
@@ -103,32 +100,43 @@ func (w *proc) run(ctx context.Context, job js.Job) (res *js.Result, healthy boo
 	defer hr.finish()
 	st := newStarter(opt.Host)
 	defer st.close()
-	if err := w.send(kindRun, m); err != nil {
-		return w.crashed(hr, "the worker stopped reading"), false
-	}
 
 	// The backstop: the run's budget plus a grace, not counting time spent
-	// holding for approvals (the worker does not bill those either).
+	// holding for approvals (the worker does not bill those either). Nothing
+	// this loop does may block on the worker: a frozen one stops reading its
+	// stdin, so writes happen elsewhere and the backstop's kill unblocks them.
 	left := lim.Timeout + backstop(lim.Timeout)
 	since := time.Now()
 	timer := newBackstop(lim.Timeout)
 	defer timer.Stop()
+	w.sendAsync(kindRun, m)
 	done := ctx.Done()
 	var ended *js.Error // the caller's context ended first
+	// fail ends the run with a broken worker: with its own error, unless
+	// the caller had already ended the run.
+	fail := func(res *js.Result) (*js.Result, bool) {
+		if ended != nil {
+			res = &js.Result{Err: ended}
+		}
+		return res, false
+	}
 	for {
 		select {
-		case f := <-w.frames:
+		case f, ok := <-w.frames:
+			if !ok {
+				return fail(w.crashed(hr))
+			}
 			if f.err != nil {
 				if _, tooLarge := f.err.(errFrameTooLarge); tooLarge {
-					return &js.Result{Err: &js.Error{Code: js.CodeOutputLimit, Message: "the script's " + f.err.Error()}}, false
+					return fail(&js.Result{Err: &js.Error{Code: js.CodeOutputLimit, Message: "the worker process sent " + f.err.Error() + " (a tool call's arguments or the script's result)"}})
 				}
-				return w.crashed(hr, f.err.Error()), false
+				return fail(w.crashed(hr))
 			}
 			switch f.kind {
 			case kindCalls:
 				var calls []callMsg
 				if json.Unmarshal(f.body, &calls) != nil {
-					return w.misbehaved(hr, "a malformed call"), false
+					return fail(w.misbehaved(hr, "a malformed call"))
 				}
 				jc := make([]*js.Call, len(calls))
 				for i, c := range calls {
@@ -138,7 +146,7 @@ func (w *proc) run(ctx context.Context, job js.Job) (res *js.Result, healthy boo
 			case kindLog:
 				var l js.Log
 				if json.Unmarshal(f.body, &l) != nil {
-					return w.misbehaved(hr, "a malformed log line"), false
+					return fail(w.misbehaved(hr, "a malformed log line"))
 				}
 				if opt.OnLog != nil {
 					opt.OnLog(l)
@@ -146,7 +154,15 @@ func (w *proc) run(ctx context.Context, job js.Job) (res *js.Result, healthy boo
 			case kindDone:
 				var d doneMsg
 				if json.Unmarshal(f.body, &d) != nil {
-					return w.misbehaved(hr, "a malformed result"), false
+					return fail(w.misbehaved(hr, "a malformed result"))
+				}
+				// The calls of the last turn reach the host before the run
+				// returns, as in process (unless a host stuck inside Start
+				// makes the run miss its backstop).
+				if !st.drain(timer.C) {
+					w.kill()
+					return fail(&js.Result{Err: &js.Error{Code: js.CodeTimeout, Message: fmt.Sprintf(
+						"the script did not finish within its timeout of %v: its last tool calls did not start", lim.Timeout)}})
 				}
 				hr.finish()
 				res := &js.Result{Value: d.Value, Logs: d.Logs, LogsTruncated: d.LogsTruncated, Err: d.Err.toError(),
@@ -159,21 +175,24 @@ func (w *proc) run(ctx context.Context, job js.Job) (res *js.Result, healthy boo
 				}
 				return res, !d.Retire
 			default:
-				return w.misbehaved(hr, fmt.Sprintf("a message of unknown kind %q", f.kind)), false
+				return fail(w.misbehaved(hr, fmt.Sprintf("a message of unknown kind %q", f.kind)))
 			}
 		case <-hr.holdCh:
+			if ended != nil {
+				break // canceled: the grace runs whatever the holds
+			}
 			if hr.held() {
 				if timer.Stop() {
 					left -= time.Since(since)
 				}
-			} else if ended == nil {
+			} else {
 				since = time.Now()
 				timer.Reset(max(left, 0))
 			}
 		case <-done:
 			done = nil
 			ended = ctxError(ctx)
-			_ = w.send(kindCancel, nil)
+			w.sendAsync(kindCancel, nil)
 			timer.Stop()
 			timer.Reset(250 * time.Millisecond) // for the worker to stop its run and answer
 		case <-timer.C:
@@ -197,7 +216,7 @@ func (w *proc) misbehaved(hr *hostRun, what string) *js.Result {
 
 // crashed is the result of a run whose worker ended without answering:
 // why, as far as its exit status and its stderr tell.
-func (w *proc) crashed(hr *hostRun, detail string) *js.Result {
+func (w *proc) crashed(hr *hostRun) *js.Result {
 	hr.finish()
 	select {
 	case <-w.exited:
@@ -205,11 +224,11 @@ func (w *proc) crashed(hr *hostRun, detail string) *js.Result {
 		w.kill()
 		<-w.exited
 	}
-	return &js.Result{Err: w.crashError(detail)}
+	return &js.Result{Err: w.crashError()}
 }
 
 // crashError classifies a worker's end.
-func (w *proc) crashError(detail string) *js.Error {
+func (w *proc) crashError() *js.Error {
 	text := w.stderr.String()
 	var sig syscall.Signal
 	status := -1
@@ -219,15 +238,15 @@ func (w *proc) crashError(detail string) *js.Error {
 			sig = ws.Signal()
 		}
 	}
-	w.wmu.Lock()
-	killed := w.killed
-	w.wmu.Unlock()
+	killed := w.killed.Load()
 	switch {
-	case strings.Contains(text, "out of memory") || strings.Contains(text, "cannot allocate memory") || (sig == syscall.SIGKILL && !killed):
+	case strings.Contains(text, "out of memory") || strings.Contains(text, "cannot allocate memory") ||
+		strings.Contains(text, "pthread_create failed") || (sig == syscall.SIGKILL && !killed):
+		// A thread's stack counts against the data limit too.
 		return &js.Error{Code: js.CodeMemoryLimit, Message: "the script used more memory than its worker process may have (" + mib(w.memory) + "); the worker was replaced"}
 	case strings.Contains(text, "stack overflow") || strings.Contains(text, "stack exceeds"):
 		return &js.Error{Code: js.CodeLimitExceeded, Message: "the script overflowed the stack of its worker process (deep recursion inside a builtin); the worker was replaced"}
-	case sig == syscall.SIGXCPU:
+	case sig == syscall.SIGXCPU || strings.Contains(text, cpuLimitMessage):
 		return &js.Error{Code: js.CodeTimeout, Message: "the script used more CPU time than its budget allows; the worker was replaced"}
 	}
 	why := fmt.Sprintf("exit status %d", status)
@@ -236,6 +255,9 @@ func (w *proc) crashError(detail string) *js.Error {
 	}
 	return &js.Error{Code: js.CodeRuntimeError, Message: "the worker process running the script crashed (" + why + ")" + w.stderr.firstLine(": ")}
 }
+
+// cpuLimitMessage is what a worker says on stderr when its CPU limit ends it.
+const cpuLimitMessage = "codemode worker: the run used more CPU time than its budget allows"
 
 func mib(n int64) string { return fmt.Sprintf("%d MiB", n>>20) }
 
@@ -248,12 +270,14 @@ type starter struct {
 	host js.Host
 	mu   sync.Mutex
 	q    [][]*js.Call
+	busy bool          // Start is running or turns are queued
 	wake chan struct{} // cap 1
+	idle chan struct{} // cap 1: busy went false
 	done bool
 }
 
 func newStarter(h js.Host) *starter {
-	s := &starter{host: h, wake: make(chan struct{}, 1)}
+	s := &starter{host: h, wake: make(chan struct{}, 1), idle: make(chan struct{}, 1)}
 	go s.loop()
 	return s
 }
@@ -261,10 +285,26 @@ func newStarter(h js.Host) *starter {
 func (s *starter) start(calls []*js.Call) {
 	s.mu.Lock()
 	s.q = append(s.q, calls)
+	s.busy = true
 	s.mu.Unlock()
-	select {
-	case s.wake <- struct{}{}:
-	default:
+	notify(s.wake)
+}
+
+// drain waits until every turn given to start has been through Start, or
+// until stop fires (false).
+func (s *starter) drain(stop <-chan time.Time) bool {
+	for {
+		s.mu.Lock()
+		busy := s.busy
+		s.mu.Unlock()
+		if !busy {
+			return true
+		}
+		select {
+		case <-s.idle:
+		case <-stop:
+			return false
+		}
 	}
 }
 
@@ -272,10 +312,7 @@ func (s *starter) close() {
 	s.mu.Lock()
 	s.done = true
 	s.mu.Unlock()
-	select {
-	case s.wake <- struct{}{}:
-	default:
-	}
+	notify(s.wake)
 }
 
 func (s *starter) loop() {
@@ -283,8 +320,10 @@ func (s *starter) loop() {
 		for {
 			s.mu.Lock()
 			if len(s.q) == 0 {
+				s.busy = false
 				done := s.done
 				s.mu.Unlock()
+				notify(s.idle)
 				if done {
 					return
 				}
@@ -295,5 +334,13 @@ func (s *starter) loop() {
 			s.mu.Unlock()
 			s.host.Start(calls)
 		}
+	}
+}
+
+// notify wakes whoever waits on c (cap 1) without blocking.
+func notify(c chan struct{}) {
+	select {
+	case c <- struct{}{}:
+	default:
 	}
 }

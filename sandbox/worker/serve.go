@@ -2,12 +2,15 @@ package worker
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"io"
 	"os"
+	"runtime/debug"
+	"runtime/metrics"
 	"sync"
 
 	"github.com/codemode-dev/codemode/sandbox/js"
@@ -276,30 +279,39 @@ func (w *server) hold(i int, on bool) {
 func (w *server) runScript(ctx context.Context, run *remoteRun, m *runMsg) {
 	defer run.cancel()
 	abandonedBefore := js.Abandoned()
-	res := &js.Result{}
-	s, cerr := w.cache.Compile(m.Code, m.MaxCodeBytes)
-	if cerr != nil {
-		res.Err = cerr
-	} else {
-		setCPULimit(m.Limits.Timeout)
-		opt := js.Options{Limits: m.Limits, Input: m.Input, Tools: w.tools, Host: remoteHost{w, run}}
-		if m.Logs {
-			opt.OnLog = func(l js.Log) { _ = w.send(kindLog, l) }
-		}
-		res = js.Run(ctx, s, opt)
-		res.TypeScript = s.TypeScript
+	setCPULimit(cmp.Or(m.Limits.Timeout, js.DefaultTimeout))
+	opt := js.Options{Limits: m.Limits, Input: m.Input, Tools: w.tools, Host: remoteHost{w, run}}
+	if m.Logs {
+		opt.OnLog = func(l js.Log) { _ = w.send(kindLog, l) }
 	}
+	res := js.RunJob(ctx, w.cache, js.Job{Code: m.Code, MaxCodeBytes: m.MaxCodeBytes, Options: opt})
 	done := doneMsg{Value: res.Value, Logs: res.Logs, LogsTruncated: res.LogsTruncated, Err: toErrMsg(res.Err),
 		ToolCalls: res.ToolCalls, LateCalls: res.LateCalls, TypeScript: res.TypeScript,
 		Retire: js.Abandoned() > abandonedBefore}
 	w.mu.Lock()
-	defer w.mu.Unlock()
 	w.run, w.job = nil, nil
 	for _, rel := range run.releases {
 		rel()
 	}
 	_ = w.sendLocked(kindDone, done)
+	w.mu.Unlock()
+	giveBackMemory()
 }
+
+// giveBackMemory returns a heavy run's memory to the OS once it has
+// answered: the run's runtime is garbage now, but the Go runtime would keep
+// the pages, and an idle worker would hold its peak for good.
+func giveBackMemory() {
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(sample)
+	if sample[0].Value.Uint64() > heavyRunBytes {
+		debug.FreeOSMemory()
+	}
+}
+
+// heavyRunBytes is the heap above which a worker gives memory back after a
+// run.
+const heavyRunBytes = 64 << 20
 
 // remoteHost hands a turn's calls to the host process.
 type remoteHost struct {
