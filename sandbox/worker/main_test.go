@@ -62,6 +62,14 @@ var brokenWorkers = map[string]func(){
 		for {
 		}
 	},
+	"badindex": func() { // a call whose index would make the host size its trace to 2^31 entries
+		handshake()
+		in := bufio.NewReader(os.Stdin)
+		_, _, _ = readFrame(in, 1<<30)
+		w := bufio.NewWriter(os.Stdout)
+		_ = writeFrame(w, kindCalls, appendCalls(nil, []callMsg{{Index: 1 << 31, Tool: "add", Args: []byte(`{}`)}}))
+		select {}
+	},
 	"probe": func() { // reports its environment and descriptors, then fails to start
 		closeInherited()
 		var fds []string

@@ -128,6 +128,7 @@ func TestBrokenWorkers(t *testing.T) {
 		{"huge", "output_limit", "over the worker protocol's limit"},
 		{"garbage", "runtime_error", "malformed result"},
 		{"spin", "timeout", "more CPU time"},
+		{"badindex", "runtime_error", "call 2147483648 where call 0"},
 	} {
 		t.Run(tc.worker, func(t *testing.T) {
 			p := newPool(t, Config{Command: self(tc.worker), Warm: 1})

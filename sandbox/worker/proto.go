@@ -18,11 +18,11 @@ const (
 	kindConfig  byte = 'c' // host → worker, first: configMsg
 	kindReady   byte = 'y' // worker → host: limits applied, ready to run
 	kindRun     byte = 'r' // host → worker: runMsg
-	kindSettle  byte = 's' // host → worker: settleMsg
+	kindSettle  byte = 's' // host → worker: settleMsg, binary (binary.go)
 	kindHold    byte = 'h' // host → worker: holdMsg
 	kindRelease byte = 'l' // host → worker: holdMsg
 	kindCancel  byte = 'x' // host → worker: end the run now (no payload)
-	kindCalls   byte = 't' // worker → host: []callMsg, one turn of the script
+	kindCalls   byte = 't' // worker → host: []callMsg, one turn of the script, binary (binary.go)
 	kindLog     byte = 'g' // worker → host: js.Log
 	kindDone    byte = 'd' // worker → host: doneMsg
 
@@ -58,19 +58,19 @@ type runMsg struct {
 	Logs         bool            `json:"logs,omitempty"`      // send each console line as it is written
 }
 
+// callMsg and settleMsg travel in binary (binary.go).
 type callMsg struct {
-	Index  int             `json:"i"`
-	Tool   string          `json:"t"`
-	Args   json.RawMessage `json:"a"`
-	Line   int             `json:"l,omitempty"`
-	Column int             `json:"c,omitempty"`
+	Index        int
+	Tool         string
+	Args         json.RawMessage
+	Line, Column int
 }
 
 type settleMsg struct {
-	Index  int             `json:"i"`
-	Result json.RawMessage `json:"r,omitempty"`
-	Err    *errMsg         `json:"e,omitempty"`
-	Abort  bool            `json:"a,omitempty"`
+	Index  int
+	Result json.RawMessage
+	Err    *errMsg
+	Abort  bool
 }
 
 type holdMsg struct {
@@ -124,27 +124,36 @@ func (m *errMsg) toError() *js.Error {
 }
 
 // writeFrame writes one frame and flushes it: payload as JSON, or as it is
-// when it is a []byte.
+// when it is a []byte, or as the concatenation of a [][]byte.
 func writeFrame(w *bufio.Writer, kind byte, payload any) error {
-	var body []byte
+	var parts [][]byte
 	switch p := payload.(type) {
 	case nil:
 	case []byte:
-		body = p
+		parts = [][]byte{p}
+	case [][]byte:
+		parts = p
 	default:
-		var err error
-		if body, err = json.Marshal(payload); err != nil {
+		body, err := json.Marshal(payload)
+		if err != nil {
 			return err
 		}
+		parts = [][]byte{body}
+	}
+	n := 1
+	for _, p := range parts {
+		n += len(p)
 	}
 	var hdr [5]byte
-	binary.BigEndian.PutUint32(hdr[:4], uint32(len(body)+1))
+	binary.BigEndian.PutUint32(hdr[:4], uint32(n))
 	hdr[4] = kind
 	if _, err := w.Write(hdr[:]); err != nil {
 		return err
 	}
-	if _, err := w.Write(body); err != nil {
-		return err
+	for _, p := range parts {
+		if _, err := w.Write(p); err != nil {
+			return err
+		}
 	}
 	return w.Flush()
 }

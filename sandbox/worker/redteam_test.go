@@ -30,7 +30,7 @@ func init() {
 		in := bufio.NewReader(os.Stdin)
 		_, _, _ = readFrame(in, 1<<30)
 		w := bufio.NewWriter(os.Stdout)
-		_ = writeFrame(w, kindCalls, []callMsg{{Index: 0, Tool: "big", Args: json.RawMessage(`{}`)}})
+		_ = writeFrame(w, kindCalls, appendCalls(nil, []callMsg{{Index: 0, Tool: "big", Args: json.RawMessage(`{}`)}}))
 		time.Sleep(8 * time.Second)
 	}
 	brokenWorkers["rt-gate"] = func() { // makes one gated call, then never answers (8 s)
@@ -38,7 +38,7 @@ func init() {
 		in := bufio.NewReader(os.Stdin)
 		_, _, _ = readFrame(in, 1<<30)
 		w := bufio.NewWriter(os.Stdout)
-		_ = writeFrame(w, kindCalls, []callMsg{{Index: 0, Tool: "gate", Args: json.RawMessage(`{}`)}})
+		_ = writeFrame(w, kindCalls, appendCalls(nil, []callMsg{{Index: 0, Tool: "gate", Args: json.RawMessage(`{}`)}}))
 		go func() { _, _ = drain(in) }()
 		time.Sleep(8 * time.Second)
 	}

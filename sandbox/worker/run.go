@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -32,13 +33,15 @@ func (r *hostRun) Settle(c *js.Call, result json.RawMessage, err *js.Error, abor
 		return
 	}
 	m := settleMsg{Index: c.Index, Result: result, Abort: abort}
+	body := result
 	if err != nil {
 		m.Err = toErrMsg(err)
 		if err.Cause != nil {
 			r.causes[c.Index] = err.Cause
 		}
+		body, _ = json.Marshal(m.Err)
 	}
-	if r.w.send(kindSettle, m) != nil {
+	if r.w.send(kindSettle, [][]byte{settleHeader(&m), body}) != nil {
 		r.w.kill() // the worker stopped reading: the run loop sees it end
 	}
 }
@@ -111,6 +114,7 @@ func (w *proc) run(ctx context.Context, job js.Job) (res *js.Result, healthy boo
 	defer timer.Stop()
 	w.sendAsync(kindRun, m)
 	done := ctx.Done()
+	nextCall, maxCalls := 0, cmp.Or(opt.Limits.MaxToolCalls, js.DefaultMaxToolCalls)
 	var ended *js.Error // the caller's context ended first
 	// fail ends the run with a broken worker: with its own error, unless
 	// the caller had already ended the run.
@@ -134,12 +138,18 @@ func (w *proc) run(ctx context.Context, job js.Job) (res *js.Result, healthy boo
 			}
 			switch f.kind {
 			case kindCalls:
-				var calls []callMsg
-				if json.Unmarshal(f.body, &calls) != nil {
+				calls, err := parseCalls(f.body)
+				if err != nil {
 					return fail(w.misbehaved(hr, "a malformed call"))
 				}
+				// The engine sizes its trace by the indexes: a worker gets
+				// no say in them beyond the script's own count and limit.
 				jc := make([]*js.Call, len(calls))
 				for i, c := range calls {
+					if c.Index != nextCall || nextCall >= maxCalls {
+						return fail(w.misbehaved(hr, fmt.Sprintf("call %d where call %d (of at most %d) was due", c.Index, nextCall, maxCalls)))
+					}
+					nextCall++
 					jc[i] = js.NewCall(c.Index, c.Tool, c.Args, c.Line, c.Column, hr)
 				}
 				st.start(jc)

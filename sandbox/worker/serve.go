@@ -135,8 +135,8 @@ func (w *server) serve() error {
 				w.runScript(ctx, run, &m)
 			}()
 		case kindSettle:
-			var m settleMsg
-			if err := json.Unmarshal(body, &m); err != nil {
+			m, err := parseSettle(body)
+			if err != nil {
 				return err
 			}
 			if c := w.call(m.Index, false); c != nil {
@@ -327,7 +327,7 @@ func (h remoteHost) Start(calls []*js.Call) {
 		h.run.calls[c.Index] = c
 		msgs[i] = callMsg{Index: c.Index, Tool: c.Tool, Args: c.Args, Line: c.Line, Column: c.Column}
 	}
-	if h.w.sendLocked(kindCalls, msgs) != nil {
+	if h.w.sendLocked(kindCalls, appendCalls(nil, msgs)) != nil {
 		// The host is gone: end the run rather than wait for answers.
 		for _, c := range calls {
 			c.Abort(&js.Error{Code: js.CodeCanceled, Message: "the host stopped listening to the worker"})
