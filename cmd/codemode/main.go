@@ -32,6 +32,9 @@ Flags:
                       their modules; see docs/wasm.md); repeatable
   --wasm-cache DIR    keep compiled WASM tools in DIR between runs (default: the user
                       cache directory; "off" compiles every time)
+  --runner worker|inprocess
+                      where scripts and WASM tool calls run (default worker: a worker
+                      process under OS limits, so a crash in it is that run's error)
 
 Exit status: 0 everything succeeded; 1 a batch operation or the script failed
 (the result JSON is still printed on stdout); 2 usage error or malformed request.

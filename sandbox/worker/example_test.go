@@ -1,0 +1,49 @@
+package worker_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/codemode-dev/codemode/bindings"
+	"github.com/codemode-dev/codemode/engine"
+	"github.com/codemode-dev/codemode/sandbox/worker"
+)
+
+type addIn struct{ A, B int }
+
+// An engine whose scripts run in worker processes. The binary must call
+// worker.Main() first thing in main (here the test binary's TestMain does).
+// A script that crashes its worker is that run's error; the next run gets a
+// new worker.
+func Example() {
+	pool, err := worker.New(worker.Config{Warm: 1, MemoryBytes: 256 << 20})
+	if err != nil {
+		panic(err)
+	}
+	defer pool.Close()
+	add := bindings.MustFunc("add", "Add two numbers.", func(ctx context.Context, in addIn) (int, error) {
+		return in.A + in.B, nil
+	}, bindings.ReadOnly())
+	cfg := engine.DefaultConfig()
+	cfg.Script.MaxMemoryBytes = 4 << 30 // past the worker's own limit: the OS stops the bomb below
+	eng, err := engine.NewBuilder().Add(add).WithConfig(cfg).WithScriptRunner(pool).Build()
+	if err != nil {
+		panic(err)
+	}
+	for _, code := range []string{
+		`return await tools.add({A: 2, B: 3})`,
+		`const a = []; for (;;) a.push("x".repeat(1 << 16) + a.length)`,
+		`return await tools.add({A: 20, B: 22})`,
+	} {
+		res, _ := eng.Execute(context.Background(), engine.ExecuteRequest{Code: code})
+		if res.Success {
+			fmt.Println("result:", string(res.Result))
+		} else {
+			fmt.Println("error:", res.Error.Code)
+		}
+	}
+	// Output:
+	// result: 5
+	// error: memory_limit
+	// result: 42
+}
