@@ -118,6 +118,7 @@ func TestArrayMethodsGuarded(t *testing.T) {
 
 // The guards keep the builtins' behavior and property flags.
 func TestGuardedBuiltinsStillWork(t *testing.T) {
+	t.Cleanup(regexp2.StopTimeoutClock) // split with a regexp goes through regexp2 (goleak)
 	code := `const d = Object.getOwnPropertyDescriptor(Array.prototype, "map");
 const keys = []; for (const k in [1, 2]) keys.push(k);
 return [[3, 1, 2].toSorted(), [1, 2, 3].map((x) => x * 2), [1, 2, 3].at(-1), [...[1, 2]],
