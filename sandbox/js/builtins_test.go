@@ -222,3 +222,19 @@ func TestRunRefusedWhileAbandoned(t *testing.T) {
 		t.Errorf("err = %v", res.Err)
 	}
 }
+
+// Large sorts without a comparator get the sandbox's (stoppable) one and
+// keep the default order: by ToString, in UTF-16 code units, undefined last.
+func TestLargeSortKeepsDefaultOrder(t *testing.T) {
+	code := `const a = [];
+for (let i = 0; i < 30000; i++) a.push(i % 7 === 0 ? undefined : i % 5 === 0 ? "\u{1F600}" + i : i % 3 === 0 ? "\uFFFD" + i : i);
+const want = a.slice(0, 10000).sort().join("|");
+const small = a.slice(0, 10000);
+const got = a.slice(0).sort();
+const ref = a.slice(0).sort((x, y) => { const s = String(x), t = String(y); return s < t ? -1 : s > t ? 1 : 0 });
+return [small.sort().join("|") === want, got.join("|") === ref.join("|"), got[got.length - 1] === undefined, a.toSorted().join("|") === ref.join("|")]`
+	res, _ := runCode(t, code, Options{})
+	if res.Err != nil || string(res.Value) != "[true,true,true,true]" {
+		t.Errorf("value %s, err %v", res.Value, res.Err)
+	}
+}
