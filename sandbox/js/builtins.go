@@ -281,6 +281,28 @@ func (r *runner) wrapper(ref builtinRef, f goja.Callable) goja.Value {
 	return w
 }
 
+// guardIterators wraps next of the builtin iterators, which are not
+// reachable as properties from the global object: spreading or destructuring
+// a large array calls next natively once per element, and the wrapper's
+// check stops an ended run there.
+func (r *runner) guardIterators() error {
+	v, err := r.vm.RunString(`[[][Symbol.iterator](), new Map()[Symbol.iterator](), new Set()[Symbol.iterator](), ""[Symbol.iterator](), /x/[Symbol.matchAll]("")].map(Object.getPrototypeOf)`)
+	if err != nil {
+		return err
+	}
+	protos := v.(*goja.Object)
+	for i, name := range []string{"%ArrayIteratorPrototype%", "%MapIteratorPrototype%", "%SetIteratorPrototype%", "%StringIteratorPrototype%", "%RegExpStringIteratorPrototype%"} {
+		p, ok := protos.Get(strconv.Itoa(i)).(*goja.Object)
+		if !ok {
+			continue
+		}
+		if f, ok := goja.AssertFunction(p.Get("next")); ok {
+			_ = p.DefineDataProperty("next", r.wrapper(builtinRef{path: name + ".next", key: "next"}, f), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+		}
+	}
+	return nil
+}
+
 // resolve follows path from the global object, caching owners by path.
 func (r *runner) resolve(cache map[string]*goja.Object, g *goja.Object, name string, path []any) *goja.Object {
 	if o, ok := cache[name]; ok {

@@ -20,6 +20,9 @@ func (r *runner) harden() error {
 
 	maxElems := r.maxElems
 	r.guardBuiltins()
+	if err := r.guardIterators(); err != nil {
+		return err
+	}
 	fn, err := vm.RunProgram(prelude())
 	if err != nil {
 		return err
