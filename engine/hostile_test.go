@@ -109,6 +109,9 @@ func runHostile(t *testing.T, e *engine.Engine, inWorkers bool) {
 			if c.workerOnly && !inWorkers {
 				t.Skip("runs only in worker processes")
 			}
+			if c.workerOnly && worker.RaceDetector {
+				t.Skip("needs the worker memory limit, which the race detector rules out")
+			}
 			start := time.Now()
 			res, err := e.Execute(context.Background(), engine.ExecuteRequest{
 				Code: c.code, Timeout: engine.Duration(c.timeout),

@@ -13,10 +13,10 @@ type addIn struct{ A, B int }
 
 // An engine whose scripts run in worker processes. The binary must call
 // worker.Main() first thing in main (here the test binary's TestMain does).
-// A script that crashes its worker is that run's error; the next run gets a
-// new worker.
+// A memory bomb is that run's memory_limit (from the sandbox's budget, or
+// from the worker's OS limit when a script gets past it); the next run works.
 func Example() {
-	pool, err := worker.New(worker.Config{Warm: 1, MemoryBytes: 256 << 20})
+	pool, err := worker.New(worker.Config{Warm: 1, MemoryBytes: 512 << 20})
 	if err != nil {
 		panic(err)
 	}
@@ -25,7 +25,7 @@ func Example() {
 		return in.A + in.B, nil
 	}, bindings.ReadOnly())
 	cfg := engine.DefaultConfig()
-	cfg.Script.MaxMemoryBytes = 4 << 30 // past the worker's own limit: the OS stops the bomb below
+	cfg.Script.MaxMemoryBytes = 64 << 20
 	eng, err := engine.NewBuilder().Add(add).WithConfig(cfg).WithScriptRunner(pool).Build()
 	if err != nil {
 		panic(err)

@@ -19,7 +19,7 @@ import (
 // largest goroutine stack so that runaway recursion in Go ends quickly.
 func applyLimits(cfg configMsg) error {
 	runtime.GOMAXPROCS(workerProcs)
-	if cfg.MemoryBytes > 0 {
+	if cfg.MemoryBytes > 0 && !RaceDetector {
 		lim := uint64(cfg.MemoryBytes)
 		if err := syscall.Setrlimit(syscall.RLIMIT_DATA, &syscall.Rlimit{Cur: lim, Max: lim}); err != nil {
 			return err

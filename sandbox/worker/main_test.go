@@ -97,3 +97,13 @@ func self(arg string) []string { return []string{os.Args[0], arg} }
 
 // raceSlowdown scales time bounds under the race detector.
 var slow = time.Duration(1)
+
+// heavy skips a test that needs the worker's memory limit or allocates
+// hundreds of MiB: the race detector rules the limit out (RaceDetector) and
+// makes such scripts crawl.
+func heavy(t *testing.T) {
+	t.Helper()
+	if RaceDetector {
+		t.Skip("needs the worker memory limit, which the race detector rules out")
+	}
+}

@@ -59,10 +59,9 @@ func (m *Module) Call(ctx context.Context, args []byte) (json.RawMessage, *wasm.
 
 func (w *proc) callModule(ctx context.Context, m *Module, args []byte, timeout time.Duration) (json.RawMessage, *wasm.Error, bool) {
 	if !w.modules[m.id] {
-		if err := w.send(kindModule, m.load); err != nil {
-			return nil, toWasmError(w.crashError()), false
+		if werr, healthy := w.loadModule(ctx, m); werr != nil {
+			return nil, werr, healthy
 		}
-		w.modules[m.id] = true
 	}
 	body := make([]byte, 8+len(args))
 	binary.BigEndian.PutUint64(body, m.id)
@@ -109,6 +108,39 @@ func (w *proc) callModule(ctx context.Context, m *Module, args []byte, timeout t
 			return nil, &wasm.Error{Code: wasm.CodeTimeout, Message: fmt.Sprintf(
 				"%q did not finish within its timeout of %v, and its worker process did not answer; it was killed", m.opts.Name, timeout)}, false
 		}
+	}
+}
+
+// loadTimeout bounds compiling a module in a worker. Compiling is not the
+// call's: a Go tool compiles in about a second (much less from the cache),
+// and its first call in each worker waits for that, not billed to the
+// call's own timeout.
+const loadTimeout = time.Minute
+
+// loadModule has the worker compile m before its first call there.
+func (w *proc) loadModule(ctx context.Context, m *Module) (*wasm.Error, bool) {
+	w.sendAsync(kindModule, m.load)
+	t := time.NewTimer(loadTimeout)
+	defer t.Stop()
+	select {
+	case f, ok := <-w.frames:
+		switch {
+		case !ok || f.err != nil:
+			return toWasmError(w.crashed(&hostRun{}).Err), false
+		case f.kind != kindLoaded:
+			w.kill()
+			return &wasm.Error{Code: wasm.CodeToolError, Message: fmt.Sprintf("the worker process sent a message of kind %q while loading a module; it was stopped", f.kind)}, false
+		case len(f.body) > 0:
+			return &wasm.Error{Code: wasm.CodeToolError, Message: fmt.Sprintf("%q does not load in the worker process: %s", m.opts.Name, cut(string(f.body), 500))}, true
+		}
+		w.modules[m.id] = true
+		return nil, true
+	case <-t.C:
+		w.kill()
+		return &wasm.Error{Code: wasm.CodeTimeout, Message: fmt.Sprintf("%q did not compile within %v in the worker process", m.opts.Name, loadTimeout)}, false
+	case <-ctx.Done():
+		w.kill() // it is compiling; a fresh worker is cheaper than waiting
+		return toWasmError(ctxError(ctx)), false
 	}
 }
 

@@ -177,6 +177,7 @@ func mustDefaults(t *testing.T, c Config) Config {
 // Crashes inside a real worker: its memory limit, the Go stack, a run that
 // had to be abandoned. Each is that run's error only; the next run works.
 func TestContainment(t *testing.T) {
+	heavy(t)
 	p := newPool(t, Config{Warm: 1, Max: 2, MemoryBytes: 256 << 20, StackBytes: 64 << 20})
 	for _, tc := range []struct{ name, code, want string }{
 		{"memory", `const a = []; for (;;) a.push("x".repeat(1000) + a.length)`, "memory_limit"},

@@ -27,6 +27,7 @@ const (
 	kindDone    byte = 'd' // worker → host: doneMsg
 
 	kindModule   byte = 'm' // host → worker: moduleMsg, before the first call of a module
+	kindLoaded   byte = 'o' // worker → host: "" when the module compiled, else why not
 	kindWasmCall byte = 'w' // host → worker: 8-byte module id, then the call's arguments
 	kindWasmDone byte = 'e' // worker → host: 0 and the result, or 1 and a JSON errMsg
 )

@@ -233,6 +233,7 @@ func rssKiB(t *testing.T, pid int) int {
 // Memory bombs above the worker's RLIMIT_DATA, with the run's own budget
 // set higher still: the kernel's limit is what stops them.
 func TestRedTeamMemoryBombsAboveTheWorkerLimit(t *testing.T) {
+	heavy(t)
 	p := newPool(t, Config{Warm: 1, Max: 1, MemoryBytes: 256 << 20})
 	h := &rtHost{}
 	for _, bomb := range []string{
@@ -286,6 +287,7 @@ func TestRedTeamGoStackOverflow(t *testing.T) {
 // cannot pass 128 MiB (the sandbox's own cap, memory_limit); a turn of
 // calls is one frame, so two calls of 100 MiB make one over the limit.
 func TestRedTeamFramesOverTheLimit(t *testing.T) {
+	heavy(t)
 	p := newPool(t, Config{Warm: 1, Max: 1, MemoryBytes: 3 << 30})
 	h := &rtHost{}
 	for _, tc := range []struct{ code, want string }{
@@ -315,6 +317,7 @@ func TestRedTeamFramesOverTheLimit(t *testing.T) {
 // Just under the frame limit: each call's arguments are one frame the host
 // reads whole, and decodes once more. How much one run makes the host hold.
 func TestRedTeamHostMemoryPerRun(t *testing.T) {
+	heavy(t)
 	p := newPool(t, Config{Warm: 1, Max: 1, MemoryBytes: 3 << 30})
 	h := &rtHost{}
 	var peak atomic.Uint64
@@ -552,6 +555,7 @@ func TestRedTeamIdleWorkerFloodDoesNotBlockClose(t *testing.T) {
 // Many runs killed in a row: the pool replaces every worker, and when it is
 // closed no process is left, running or zombie.
 func TestRedTeamReplacementStorm(t *testing.T) {
+	heavy(t)
 	before := children(t, os.Getpid())
 	p, err := New(Config{Warm: 2, Max: 2, MemoryBytes: 256 << 20})
 	if err != nil {
@@ -602,7 +606,7 @@ func stormRun(t *testing.T, p *Pool, h *rtHost, i int) {
 // within about their own budget — time spent queueing is the run's time.
 func TestRedTeamMoreRunsThanMax(t *testing.T) {
 	p := newPool(t, Config{Warm: 1, Max: 1})
-	h := &rtHost{}
+	h := &rtHost{release: make(chan struct{})} // shared by the runs: set up before them
 	lim := js.Limits{Timeout: 500 * time.Millisecond}
 	var wg sync.WaitGroup
 	var worst atomic.Int64
@@ -667,6 +671,7 @@ func TestRedTeamKilledHostLeavesNoWorkers(t *testing.T) {
 // A worker's resident memory after heavy runs: nothing retires a worker, so
 // an idle worker keeps what its biggest run made it take from the system.
 func TestRedTeamIdleWorkerMemory(t *testing.T) {
+	heavy(t)
 	p := newPool(t, Config{Warm: 1, Max: 1})
 	h := &rtHost{}
 	rtRun(t, p, h, `return 1`, js.Limits{}, 10*time.Second, nil)

@@ -164,7 +164,13 @@ func (w *server) serve() error {
 			if err := json.Unmarshal(body, &m); err != nil {
 				return err
 			}
-			w.loadModule(&m)
+			var why []byte
+			if err := w.loadModule(&m); err != nil {
+				why = []byte(err.Error())
+			}
+			if err := w.send(kindLoaded, why); err != nil {
+				return err
+			}
 		case kindWasmCall:
 			if len(body) < 8 {
 				return errors.New("worker: a WASM call without a module")
@@ -173,10 +179,11 @@ func (w *server) serve() error {
 			w.mu.Lock()
 			w.job = cancel
 			w.mu.Unlock()
+			mod := w.modules[binary.BigEndian.Uint64(body)] // read here: the reader loop owns the map
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				w.callModule(ctx, cancel, binary.BigEndian.Uint64(body), body[8:])
+				w.callModule(ctx, cancel, mod, body[8:])
 			}()
 		default:
 			return errors.New("worker: unknown message kind")
@@ -192,32 +199,32 @@ func (w *server) cancelJob() {
 	}
 }
 
-// loadModule compiles a module the host will call; a module that does not
-// compile fails its calls with the reason.
-func (w *server) loadModule(m *moduleMsg) {
+// loadModule compiles a module the host will call.
+func (w *server) loadModule(m *moduleMsg) error {
 	if w.modules == nil {
 		w.modules = make(map[uint64]*wasm.Module)
 	}
 	if w.rt == nil {
 		rt, err := wasm.NewRuntime(context.Background(), wasm.Config{CacheDir: w.wasmCache})
-		if err != nil {
-			rt, _ = wasm.NewRuntime(context.Background(), wasm.Config{}) // an unusable cache is no reason to fail
+		if err != nil { // an unusable cache is no reason to fail
+			if rt, err = wasm.NewRuntime(context.Background(), wasm.Config{}); err != nil {
+				return err
+			}
 		}
 		w.rt = rt
 	}
-	if w.rt == nil {
-		return
+	mod, err := w.rt.Compile(context.Background(), m.Binary, m.Options)
+	if err != nil {
+		return err
 	}
-	if mod, err := w.rt.Compile(context.Background(), m.Binary, m.Options); err == nil {
-		w.modules[m.ID] = mod
-	}
+	w.modules[m.ID] = mod
+	return nil
 }
 
 // callModule runs one WASM call and answers with its outcome.
-func (w *server) callModule(ctx context.Context, cancel context.CancelFunc, id uint64, args []byte) {
+func (w *server) callModule(ctx context.Context, cancel context.CancelFunc, mod *wasm.Module, args []byte) {
 	defer cancel()
 	var out []byte
-	mod := w.modules[id]
 	var err *wasm.Error
 	if mod == nil {
 		err = &wasm.Error{Code: wasm.CodeToolError, Message: "the module could not be loaded in the worker process"}
