@@ -44,6 +44,9 @@ const (
 // fold. Compiling runs outside every budget of a run, so these bounds keep
 // any code within the size limit quick to compile.
 func Compile(code string, maxBytes int) (*Script, *Error) {
+	// goja compiles regular-expression literals here, each taking the
+	// engine's match timeout of this moment.
+	setRegexpTimeout()
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxCodeBytes
 	}

@@ -23,7 +23,8 @@ type hostRun struct {
 	finished bool
 	causes   map[int]any // the host's own values of rejected calls, by index
 	holds    int
-	holdCh   chan struct{} // cap 1: holds changed
+	holdCh   chan struct{}  // cap 1: holds changed
+	abortCh  chan *js.Error // cap 1: the first call the host aborted
 }
 
 func (r *hostRun) Settle(c *js.Call, result json.RawMessage, err *js.Error, abort bool) {
@@ -33,6 +34,12 @@ func (r *hostRun) Settle(c *js.Call, result json.RawMessage, err *js.Error, abor
 		return
 	}
 	m := settleMsg{Index: c.Index, Result: result, Abort: abort}
+	if abort {
+		select {
+		case r.abortCh <- err:
+		default:
+		}
+	}
 	body := result
 	if err != nil {
 		m.Err = toErrMsg(err)
@@ -99,7 +106,7 @@ func (w *proc) run(ctx context.Context, job js.Job) (res *js.Result, healthy boo
 	} else {
 		m.Tools, w.tools = opt.Tools, opt.Tools
 	}
-	hr := &hostRun{w: w, causes: make(map[int]any), holdCh: make(chan struct{}, 1)}
+	hr := &hostRun{w: w, causes: make(map[int]any), holdCh: make(chan struct{}, 1), abortCh: make(chan *js.Error, 1)}
 	defer hr.finish()
 	st := newStarter(opt.Host)
 	defer st.close()
@@ -167,12 +174,14 @@ func (w *proc) run(ctx context.Context, job js.Job) (res *js.Result, healthy boo
 					return fail(w.misbehaved(hr, "a malformed result"))
 				}
 				// The calls of the last turn reach the host before the run
-				// returns, as in process (unless a host stuck inside Start
-				// makes the run miss its backstop).
-				if !st.drain(timer.C) {
-					w.kill()
-					return fail(&js.Result{Err: &js.Error{Code: js.CodeTimeout, Message: fmt.Sprintf(
-						"the script did not finish within its timeout of %v: its last tool calls did not start", lim.Timeout)}})
+				// returns, as in process, where they are handed over (and a
+				// lone call run inside Start) before the run ends. A host stuck
+				// inside Start ends the run at the backstop with timeout, as
+				// in process; the worker itself is fine.
+				if d.Err == nil {
+					if err := st.drain(timer.C, hr.abortCh); err != nil {
+						return &js.Result{Err: err, ToolCalls: d.ToolCalls}, true
+					}
 				}
 				hr.finish()
 				res := &js.Result{Value: d.Value, Logs: d.Logs, LogsTruncated: d.LogsTruncated, Err: d.Err.toError(),
@@ -279,8 +288,8 @@ func mib(n int64) string { return fmt.Sprintf("%d MiB", n>>20) }
 type starter struct {
 	host js.Host
 	mu   sync.Mutex
-	q    [][]*js.Call
-	busy bool          // Start is running or turns are queued
+	q    [][]*js.Call  // turns not yet handed to Start
+	busy bool          // in Start, or turns queued
 	wake chan struct{} // cap 1
 	idle chan struct{} // cap 1: busy went false
 	done bool
@@ -300,20 +309,23 @@ func (s *starter) start(calls []*js.Call) {
 	notify(s.wake)
 }
 
-// drain waits until every turn given to start has been through Start, or
-// until stop fires (false).
-func (s *starter) drain(stop <-chan time.Time) bool {
+// drain waits until Start has returned for every turn given to start. It
+// fails with timeout when stop fires first, or with the error of a call the
+// host aborted meanwhile (its own timeout ran out while Start ran it).
+func (s *starter) drain(stop <-chan time.Time, aborted <-chan *js.Error) *js.Error {
 	for {
 		s.mu.Lock()
 		busy := s.busy
 		s.mu.Unlock()
 		if !busy {
-			return true
+			return nil
 		}
 		select {
 		case <-s.idle:
+		case err := <-aborted:
+			return err
 		case <-stop:
-			return false
+			return &js.Error{Code: js.CodeTimeout, Message: "the script's last tool call did not return within the run's timeout"}
 		}
 	}
 }
