@@ -289,6 +289,9 @@ func (r *runner) toJSON(v goja.Value) (json.RawMessage, *Error) {
 	}
 	var out goja.Value
 	if err := r.js(func() (err error) { out, err = r.stringify(goja.Undefined(), v); return }); err != nil {
+		if k := r.killErr.Load(); k != nil {
+			return nil, k // a guard ended the run while stringifying: its budget error, not a JavaScript one
+		}
 		if err.Code == CodeRuntimeError {
 			err.Message = "the returned value cannot be converted to JSON: " + err.Message
 		}

@@ -114,8 +114,9 @@ func (c *clock) update(wasPaused bool) {
 // properties (no builtin sees them) is blamed by allocation, and an
 // innocent run beside it that allocates faster could be ended first (the
 // bomb is ended next, once the collections show the heap still over).
-// Without forced collections a bomb is seen at the first collection after
-// it passed its budget: the heap can reach about twice the budget first.
+// Without forced collections, and with over confirmed at two collections
+// in a row (see tick), a bomb is seen at the second collection after it
+// passed its budget: the heap can reach a few times the budget first.
 // Hard isolation needs a process (a worker with an OS limit).
 var heapWatch = &watchdog{runs: make(map[*runner]struct{})}
 
@@ -184,6 +185,7 @@ type watchdog struct {
 	mu      sync.Mutex
 	runs    map[*runner]struct{}
 	running bool
+	overAt  uint64 // the collection at which some run was first seen over its budget; 0: none is
 }
 
 func (w *watchdog) add(r *runner) {
@@ -234,7 +236,7 @@ func (w *watchdog) watch() {
 		if quiet.active && (m.live < quiet.live || m.cycles >= quiet.cycles) {
 			quiet.active = false
 		}
-		victim := w.tick(m.allocs-prev.allocs, m.live, ended == nil && !quiet.active)
+		victim := w.tick(m.allocs-prev.allocs, m.live, m.cycles, ended == nil && !quiet.active)
 		w.mu.Unlock()
 		if victim != nil {
 			victim.kill(&Error{Code: CodeMemoryLimit, Message: "the script used more memory than its limit of " + mib(victim.lim.MaxMemoryBytes)})
@@ -245,7 +247,7 @@ func (w *watchdog) watch() {
 
 // tick attributes allocated bytes to the runs and returns the run to end,
 // if blaming is allowed and some run is over its budget. Holds w.mu.
-func (w *watchdog) tick(allocated uint64, live int64, mayBlame bool) *runner {
+func (w *watchdog) tick(allocated uint64, live int64, cycles uint64, mayBlame bool) *runner {
 	now := time.Now().UnixNano()
 	var total int64
 	for r := range w.runs {
@@ -266,9 +268,21 @@ func (w *watchdog) tick(allocated uint64, live int64, mayBlame bool) *runner {
 		}
 		triggered = triggered || g > r.lim.MaxMemoryBytes
 	}
-	if !mayBlame || !triggered {
+	// Over must hold at two collections in a row: objects allocated while a
+	// collection marks count as live until the next one, so runs that churn
+	// garbage on a slow (busy) machine look over budget for one cycle. A
+	// bomb's memory is still there at the next collection.
+	switch {
+	case !triggered:
+		w.overAt = 0
+		return nil
+	case w.overAt == 0:
+		w.overAt = cycles
+		return nil
+	case cycles == w.overAt || !mayBlame:
 		return nil
 	}
+	w.overAt = 0
 	return blame(near)
 }
 

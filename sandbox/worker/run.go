@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/codemode-dev/codemode/sandbox/js"
@@ -249,28 +248,31 @@ func (w *proc) crashed(hr *hostRun) *js.Result {
 // crashError classifies a worker's end.
 func (w *proc) crashError() *js.Error {
 	text := w.stderr.String()
-	var sig syscall.Signal
+	var sig endSignal
 	status := -1
+	var peak int64 // the worker's largest resident set, bytes
 	if st := w.cmd.ProcessState; st != nil {
 		status = st.ExitCode()
-		if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			sig = ws.Signal()
-		}
+		sig = signalOf(st)
+		peak = peakRSS(st)
 	}
 	killed := w.killed.Load()
 	switch {
 	case strings.Contains(text, "out of memory") || strings.Contains(text, "cannot allocate memory") ||
-		strings.Contains(text, "pthread_create failed") || (sig == syscall.SIGKILL && !killed):
-		// A thread's stack counts against the data limit too.
+		strings.Contains(text, "pthread_create failed") || (sig.kill && !killed) ||
+		(peak >= w.memory/2 && !killed):
+		// A thread's stack counts against the data limit too, and a worker
+		// that dies of something else (a fault in the runtime when a mapping
+		// fails) with half its limit resident is out of memory as well.
 		return &js.Error{Code: js.CodeMemoryLimit, Message: "the script used more memory than its worker process may have (" + mib(w.memory) + "); the worker was replaced"}
 	case strings.Contains(text, "stack overflow") || strings.Contains(text, "stack exceeds"):
 		return &js.Error{Code: js.CodeLimitExceeded, Message: "the script overflowed the stack of its worker process (deep recursion inside a builtin); the worker was replaced"}
-	case sig == syscall.SIGXCPU || strings.Contains(text, cpuLimitMessage):
+	case sig.xcpu || strings.Contains(text, cpuLimitMessage):
 		return &js.Error{Code: js.CodeTimeout, Message: "the script used more CPU time than its budget allows; the worker was replaced"}
 	}
 	why := fmt.Sprintf("exit status %d", status)
-	if sig != 0 {
-		why = "signal " + sig.String()
+	if sig.name != "" {
+		why = "signal " + sig.name
 	}
 	return &js.Error{Code: js.CodeRuntimeError, Message: "the worker process running the script crashed (" + why + ")" + w.stderr.firstLine(": ")}
 }

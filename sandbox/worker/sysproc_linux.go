@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"os"
 	"os/exec"
 	"syscall"
 )
@@ -10,4 +11,12 @@ import (
 // so a signal meant for the host's group is not also the workers'.
 func detach(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
+}
+
+// peakRSS is an ended worker's largest resident set in bytes.
+func peakRSS(st *os.ProcessState) int64 {
+	if ru, ok := st.SysUsage().(*syscall.Rusage); ok {
+		return ru.Maxrss << 10 // kilobytes on Linux
+	}
+	return 0
 }
