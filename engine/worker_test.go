@@ -60,7 +60,11 @@ func TestExecuteInWorkers(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) { inWorkers(t, p, tc.f) })
 	}
-	if s := p.Stats(); s.Replaced != 0 {
+	// Two tests call a tool stuck in a handler that ignores its context as
+	// the script's lone call: the host runs it inside the turn's Start, so
+	// that worker's reader is written off with it and the worker replaced.
+	// No other test may cost a worker.
+	if s := p.Stats(); s.Replaced > 2 {
 		t.Errorf("ordinary scripts replaced workers: %+v", s)
 	}
 }

@@ -3,6 +3,8 @@ package worker
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"os/exec"
 	"testing"
 
 	"github.com/codemode-dev/codemode/sandbox/js"
@@ -52,6 +54,33 @@ func BenchmarkRun(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkPipeRoundTrip is the floor under every worker round trip: one
+// byte to a child process over a pipe and back, nothing else.
+func BenchmarkPipeRoundTrip(b *testing.B) {
+	cmd := exec.Command(os.Args[0], "echo")
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() { in.Close(); cmd.Wait() }()
+	buf := make([]byte, 1)
+	for b.Loop() {
+		if _, err := in.Write(buf); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := out.Read(buf); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 

@@ -70,6 +70,15 @@ var brokenWorkers = map[string]func(){
 		_ = writeFrame(w, kindCalls, appendCalls(nil, []callMsg{{Index: 1 << 31, Tool: "add", Args: []byte(`{}`)}}))
 		select {}
 	},
+	"echo": func() { // the floor: one byte back for each byte (BenchmarkPipeRoundTrip)
+		b := make([]byte, 1)
+		for {
+			if _, err := os.Stdin.Read(b); err != nil {
+				return
+			}
+			os.Stdout.Write(b)
+		}
+	},
 	"probe": func() { // reports its environment and descriptors, then fails to start
 		closeInherited()
 		var fds []string

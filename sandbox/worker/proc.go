@@ -29,6 +29,8 @@ type proc struct {
 	modules map[uint64]bool // the WASM modules the worker has been sent
 	runs    int             // runs and calls done
 
+	turns atomic.Pointer[func(body []byte) (bad string)] // the running script's, see run
+
 	killOnce sync.Once
 	killed   atomic.Bool // by the pool (a writer blocked on a deaf worker holds wmu)
 }
@@ -36,7 +38,8 @@ type proc struct {
 type frame struct {
 	kind byte
 	body []byte
-	err  error // the reader's error; the last frame
+	bad  string // the reader found the frame breaks the protocol
+	err  error  // the reader's error; the last frame
 }
 
 // startProc starts a worker, sends its configuration and waits for it to
@@ -91,14 +94,26 @@ func (w *proc) read(r *bufio.Reader) {
 	defer close(w.frames)
 	for {
 		kind, body, err := readFrame(r, maxFrame)
+		f := frame{kind: kind, body: body, err: err}
+		if err == nil && kind == kindCalls {
+			if turns := w.turns.Load(); turns != nil {
+				if f.bad = (*turns)(body); f.bad == "" {
+					continue
+				}
+			}
+		}
 		select {
-		case w.frames <- frame{kind: kind, body: body, err: err}:
+		case w.frames <- f:
 		case <-w.dead:
 		}
 		if err != nil {
-			// After a frame too large to read, the stream is lost: the
-			// worker is stopped (its run's loop has the reason).
-			w.kill()
+			// After a frame that cannot be read the stream is lost: the
+			// worker is stopped (its run's loop has the reason). At the end
+			// of its output it is ending anyway, and must not look killed
+			// by the pool (a crash is classified by how it ended).
+			if err != io.EOF && err != io.ErrUnexpectedEOF {
+				w.kill()
+			}
 			_ = w.cmd.Wait()
 			return
 		}

@@ -93,6 +93,14 @@ func (r *hostRun) finish() {
 
 // run runs job in the worker. healthy reports whether the worker may take
 // another run.
+//
+// The worker's reader goroutine hands each turn of calls to the host
+// itself (w.turns), as the event loop does in process: one goroutine switch
+// less per call, and a run's done message is read only after every earlier
+// turn's Start has returned, so the last turn's calls reach the host before
+// the run returns. A host stuck inside Start (a lone call in a handler that
+// ignores its context) stops the reader; the engine then aborts the call,
+// and the run ends with that error a grace period later.
 func (w *proc) run(ctx context.Context, job js.Job) (res *js.Result, healthy bool) {
 	opt := job.Options
 	lim := opt.Limits
@@ -107,8 +115,27 @@ func (w *proc) run(ctx context.Context, job js.Job) (res *js.Result, healthy boo
 	}
 	hr := &hostRun{w: w, causes: make(map[int]any), holdCh: make(chan struct{}, 1), abortCh: make(chan *js.Error, 1)}
 	defer hr.finish()
-	st := newStarter(opt.Host)
-	defer st.close()
+	nextCall, maxCalls := 0, cmp.Or(opt.Limits.MaxToolCalls, js.DefaultMaxToolCalls)
+	turns := func(body []byte) string { // on the reader goroutine
+		calls, err := parseCalls(body)
+		if err != nil {
+			return "a malformed call"
+		}
+		// The engine sizes its trace by the indexes: a worker gets no say in
+		// them beyond the script's own count and limit.
+		jc := make([]*js.Call, len(calls))
+		for i, c := range calls {
+			if c.Index != nextCall || nextCall >= maxCalls {
+				return fmt.Sprintf("call %d where call %d (of at most %d) was due", c.Index, nextCall, maxCalls)
+			}
+			nextCall++
+			jc[i] = js.NewCall(c.Index, c.Tool, c.Args, c.Line, c.Column, hr)
+		}
+		opt.Host.Start(jc)
+		return ""
+	}
+	w.turns.Store(&turns)
+	defer w.turns.Store(nil)
 
 	// The backstop: the run's budget plus a grace, not counting time spent
 	// holding for approvals (the worker does not bill those either). Nothing
@@ -120,8 +147,8 @@ func (w *proc) run(ctx context.Context, job js.Job) (res *js.Result, healthy boo
 	defer timer.Stop()
 	w.sendAsync(kindRun, m)
 	done := ctx.Done()
-	nextCall, maxCalls := 0, cmp.Or(opt.Limits.MaxToolCalls, js.DefaultMaxToolCalls)
-	var ended *js.Error // the caller's context ended first
+	var ended *js.Error   // the caller's context ended first
+	var aborted *js.Error // the host aborted a call: the run is ending
 	// fail ends the run with a broken worker: with its own error, unless
 	// the caller had already ended the run.
 	fail := func(res *js.Result) (*js.Result, bool) {
@@ -142,23 +169,10 @@ func (w *proc) run(ctx context.Context, job js.Job) (res *js.Result, healthy boo
 				}
 				return fail(w.crashed(hr))
 			}
+			if f.bad != "" {
+				return fail(w.misbehaved(hr, f.bad))
+			}
 			switch f.kind {
-			case kindCalls:
-				calls, err := parseCalls(f.body)
-				if err != nil {
-					return fail(w.misbehaved(hr, "a malformed call"))
-				}
-				// The engine sizes its trace by the indexes: a worker gets
-				// no say in them beyond the script's own count and limit.
-				jc := make([]*js.Call, len(calls))
-				for i, c := range calls {
-					if c.Index != nextCall || nextCall >= maxCalls {
-						return fail(w.misbehaved(hr, fmt.Sprintf("call %d where call %d (of at most %d) was due", c.Index, nextCall, maxCalls)))
-					}
-					nextCall++
-					jc[i] = js.NewCall(c.Index, c.Tool, c.Args, c.Line, c.Column, hr)
-				}
-				st.start(jc)
 			case kindLog:
 				var l js.Log
 				if json.Unmarshal(f.body, &l) != nil {
@@ -171,16 +185,6 @@ func (w *proc) run(ctx context.Context, job js.Job) (res *js.Result, healthy boo
 				var d doneMsg
 				if json.Unmarshal(f.body, &d) != nil {
 					return fail(w.misbehaved(hr, "a malformed result"))
-				}
-				// The calls of the last turn reach the host before the run
-				// returns, as in process, where they are handed over (and a
-				// lone call run inside Start) before the run ends. A host stuck
-				// inside Start ends the run at the backstop with timeout, as
-				// in process; the worker itself is fine.
-				if d.Err == nil {
-					if err := st.drain(timer.C, hr.abortCh); err != nil {
-						return &js.Result{Err: err, ToolCalls: d.ToolCalls}, true
-					}
 				}
 				hr.finish()
 				res := &js.Result{Value: d.Value, Logs: d.Logs, LogsTruncated: d.LogsTruncated, Err: d.Err.toError(),
@@ -195,9 +199,15 @@ func (w *proc) run(ctx context.Context, job js.Job) (res *js.Result, healthy boo
 			default:
 				return fail(w.misbehaved(hr, fmt.Sprintf("a message of unknown kind %q", f.kind)))
 			}
+		case err := <-hr.abortCh:
+			if aborted == nil && ended == nil {
+				aborted = err
+				timer.Stop()
+				timer.Reset(abortGrace) // for the worker's answer, unless the host is stuck in Start
+			}
 		case <-hr.holdCh:
-			if ended != nil {
-				break // canceled: the grace runs whatever the holds
+			if ended != nil || aborted != nil {
+				break // ending: the grace runs whatever the holds
 			}
 			if hr.held() {
 				if timer.Stop() {
@@ -212,18 +222,25 @@ func (w *proc) run(ctx context.Context, job js.Job) (res *js.Result, healthy boo
 			ended = ctxError(ctx)
 			w.sendAsync(kindCancel, nil)
 			timer.Stop()
-			timer.Reset(250 * time.Millisecond) // for the worker to stop its run and answer
+			timer.Reset(abortGrace) // for the worker to stop its run and answer
 		case <-timer.C:
 			w.kill()
 			hr.finish()
-			if ended != nil {
+			switch {
+			case ended != nil:
 				return &js.Result{Err: ended}, false
+			case aborted != nil:
+				return &js.Result{Err: aborted}, false
 			}
 			return &js.Result{Err: &js.Error{Code: js.CodeTimeout, Message: fmt.Sprintf(
 				"the script did not finish within its timeout of %v, and its worker process did not answer; it was killed", lim.Timeout)}}, false
 		}
 	}
 }
+
+// abortGrace is how long a run that is ending (canceled by its caller, or
+// a call aborted by the host) waits for its worker's answer.
+const abortGrace = 250 * time.Millisecond
 
 // misbehaved ends a worker that broke the protocol.
 func (w *proc) misbehaved(hr *hostRun, what string) *js.Result {
@@ -281,85 +298,6 @@ func (w *proc) crashError() *js.Error {
 const cpuLimitMessage = "codemode worker: the run used more CPU time than its budget allows"
 
 func mib(n int64) string { return fmt.Sprintf("%d MiB", n>>20) }
-
-// starter hands the script's turns to the host in order, on a goroutine of
-// its own: a host may run a call inside Start, and a call stuck in a handler
-// that ignores its context must not stop the run from ending (the engine
-// rescues the call and aborts the run; the stuck goroutine is written off,
-// as it would be in process).
-type starter struct {
-	host js.Host
-	mu   sync.Mutex
-	q    [][]*js.Call  // turns not yet handed to Start
-	busy bool          // in Start, or turns queued
-	wake chan struct{} // cap 1
-	idle chan struct{} // cap 1: busy went false
-	done bool
-}
-
-func newStarter(h js.Host) *starter {
-	s := &starter{host: h, wake: make(chan struct{}, 1), idle: make(chan struct{}, 1)}
-	go s.loop()
-	return s
-}
-
-func (s *starter) start(calls []*js.Call) {
-	s.mu.Lock()
-	s.q = append(s.q, calls)
-	s.busy = true
-	s.mu.Unlock()
-	notify(s.wake)
-}
-
-// drain waits until Start has returned for every turn given to start. It
-// fails with timeout when stop fires first, or with the error of a call the
-// host aborted meanwhile (its own timeout ran out while Start ran it).
-func (s *starter) drain(stop <-chan time.Time, aborted <-chan *js.Error) *js.Error {
-	for {
-		s.mu.Lock()
-		busy := s.busy
-		s.mu.Unlock()
-		if !busy {
-			return nil
-		}
-		select {
-		case <-s.idle:
-		case err := <-aborted:
-			return err
-		case <-stop:
-			return &js.Error{Code: js.CodeTimeout, Message: "the script's last tool call did not return within the run's timeout"}
-		}
-	}
-}
-
-func (s *starter) close() {
-	s.mu.Lock()
-	s.done = true
-	s.mu.Unlock()
-	notify(s.wake)
-}
-
-func (s *starter) loop() {
-	for range s.wake {
-		for {
-			s.mu.Lock()
-			if len(s.q) == 0 {
-				s.busy = false
-				done := s.done
-				s.mu.Unlock()
-				notify(s.idle)
-				if done {
-					return
-				}
-				break
-			}
-			calls := s.q[0]
-			s.q = s.q[1:]
-			s.mu.Unlock()
-			s.host.Start(calls)
-		}
-	}
-}
 
 // notify wakes whoever waits on c (cap 1) without blocking.
 func notify(c chan struct{}) {

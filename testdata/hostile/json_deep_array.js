@@ -1,7 +1,7 @@
 // Deeply nested arrays: JSON.stringify and String() would recurse natively for hours,
-// deaf to interrupts. Guarded, the recursion passes through JavaScript at every level
-// and the run ends on a budget (here memory, which the recursion eats first).
-// expect: memory_limit
+// deaf to interrupts. Guarded, JSON.stringify refuses nesting past 10,000 levels with a
+// RangeError (String() would end on the call-depth limit).
+// expect: runtime_error
 // timeout: 10s
 // within: 5s
 let a = [];
