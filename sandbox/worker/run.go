@@ -24,6 +24,8 @@ type hostRun struct {
 	holds    int
 	holdCh   chan struct{}  // cap 1: holds changed
 	abortCh  chan *js.Error // cap 1: the first call the host aborted
+	starting int            // turns inside the host's Start
+	started  chan struct{}  // cap 1: starting went to 0
 }
 
 func (r *hostRun) Settle(c *js.Call, result json.RawMessage, err *js.Error, abort bool) {
@@ -84,11 +86,58 @@ func (r *hostRun) held() bool {
 	return r.holds > 0
 }
 
-// finish drops every later outcome: the worker has moved on.
+// finish drops every later outcome and turn: the worker has moved on.
 func (r *hostRun) finish() {
 	r.mu.Lock()
 	r.finished = true
 	r.mu.Unlock()
+}
+
+// beginStart admits a turn to the host's Start while the run lasts.
+func (r *hostRun) beginStart() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.finished {
+		return false
+	}
+	r.starting++
+	return true
+}
+
+func (r *hostRun) endStart() {
+	r.mu.Lock()
+	r.starting--
+	n := r.starting
+	r.mu.Unlock()
+	if n == 0 {
+		notify(r.started)
+	}
+}
+
+// startGrace is how long the end of a run waits for a turn already inside
+// the host's Start: a host sees no turn after the run returned, unless its
+// Start is stuck (a lone call in a handler that ignores its context), which
+// is then left to finish alone, as in process.
+const startGrace = 50 * time.Millisecond
+
+// end finishes the run, waiting up to startGrace for turns inside Start.
+func (r *hostRun) end() {
+	r.finish()
+	t := time.NewTimer(startGrace)
+	defer t.Stop()
+	for {
+		r.mu.Lock()
+		n := r.starting
+		r.mu.Unlock()
+		if n == 0 {
+			return
+		}
+		select {
+		case <-r.started:
+		case <-t.C:
+			return
+		}
+	}
 }
 
 // run runs job in the worker. healthy reports whether the worker may take
@@ -113,8 +162,8 @@ func (w *proc) run(ctx context.Context, job js.Job) (res *js.Result, healthy boo
 	} else {
 		m.Tools, w.tools = opt.Tools, opt.Tools
 	}
-	hr := &hostRun{w: w, causes: make(map[int]any), holdCh: make(chan struct{}, 1), abortCh: make(chan *js.Error, 1)}
-	defer hr.finish()
+	hr := &hostRun{w: w, causes: make(map[int]any), holdCh: make(chan struct{}, 1), abortCh: make(chan *js.Error, 1), started: make(chan struct{}, 1)}
+	defer hr.end()
 	nextCall, maxCalls := 0, cmp.Or(opt.Limits.MaxToolCalls, js.DefaultMaxToolCalls)
 	turns := func(body []byte) string { // on the reader goroutine
 		calls, err := parseCalls(body)
@@ -131,7 +180,10 @@ func (w *proc) run(ctx context.Context, job js.Job) (res *js.Result, healthy boo
 			nextCall++
 			jc[i] = js.NewCall(c.Index, c.Tool, c.Args, c.Line, c.Column, hr)
 		}
-		opt.Host.Start(jc)
+		if hr.beginStart() {
+			opt.Host.Start(jc)
+			hr.endStart()
+		}
 		return ""
 	}
 	w.turns.Store(&turns)

@@ -2,6 +2,7 @@
 // deaf to interrupts. Guarded, JSON.stringify refuses nesting past 10,000 levels with a
 // RangeError (String() would end on the call-depth limit).
 // expect: runtime_error
+// memory: 256MiB
 // timeout: 10s
 // within: 5s
 let a = [];
