@@ -116,3 +116,18 @@ func heavy(t *testing.T) {
 		t.Skip("needs the worker memory limit, which the race detector rules out")
 	}
 }
+
+// waitWarm waits until the pool has n idle workers (its warm-up done), so
+// that a test counting started workers counts only its own.
+func waitWarm(t *testing.T, p *Pool, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		p.mu.Lock()
+		idle, warming := len(p.idle), p.warming
+		p.mu.Unlock()
+		if idle >= n && warming == 0 {
+			return
+		}
+	}
+	t.Fatalf("the pool did not warm %d workers", n)
+}

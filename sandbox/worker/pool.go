@@ -81,9 +81,11 @@ type Pool struct {
 	slots chan struct{} // Max
 
 	mu      sync.Mutex
+	changed *sync.Cond // on mu: a warming start ended, or the pool closed
 	idle    []*proc
 	closed  bool
 	warming int
+	waiting int            // takers waiting for a warming worker
 	wg      sync.WaitGroup // warming starts, retiring workers
 	stats   Stats
 }
@@ -101,6 +103,7 @@ func New(cfg Config) (*Pool, error) {
 		return nil, err
 	}
 	p := &Pool{cfg: cfg, slots: make(chan struct{}, cfg.Max)}
+	p.changed = sync.NewCond(&p.mu)
 	p.warm()
 	return p, nil
 }
@@ -124,10 +127,11 @@ func (p *Pool) warm() {
 			w, err := p.start()
 			p.mu.Lock()
 			p.warming--
-			keep := err == nil && !p.closed && len(p.idle) < p.cfg.Warm
+			keep := err == nil && !p.closed && (len(p.idle) < p.cfg.Warm || p.waiting > 0)
 			if keep {
 				p.idle = append(p.idle, w)
 			}
+			p.changed.Broadcast()
 			p.mu.Unlock()
 			if err == nil && !keep {
 				w.kill()
@@ -146,21 +150,32 @@ func (p *Pool) start() (*proc, error) {
 	return w, err
 }
 
-// take returns an idle worker or starts one.
+// take returns an idle worker, waits for one that is warming (so that a
+// run right after New does not start a second process beside the warm-up),
+// or starts one.
 func (p *Pool) take() (*proc, error) {
 	p.mu.Lock()
-	if p.closed {
-		p.mu.Unlock()
-		return nil, errors.New("the worker pool is closed")
-	}
-	for n := len(p.idle); n > 0; n = len(p.idle) {
-		w := p.idle[n-1]
-		p.idle = p.idle[:n-1]
-		if w.alive() {
+	for {
+		if p.closed {
 			p.mu.Unlock()
-			return w, nil
+			return nil, errors.New("the worker pool is closed")
 		}
-		go w.kill()
+		if n := len(p.idle); n > 0 {
+			w := p.idle[n-1]
+			p.idle = p.idle[:n-1]
+			if w.alive() {
+				p.mu.Unlock()
+				return w, nil
+			}
+			go w.kill()
+			continue
+		}
+		if p.warming <= p.waiting {
+			break
+		}
+		p.waiting++
+		p.changed.Wait()
+		p.waiting--
 	}
 	p.mu.Unlock()
 	return p.start()
@@ -188,6 +203,7 @@ func (p *Pool) put(w *proc, healthy bool) {
 func (p *Pool) Close() error {
 	p.mu.Lock()
 	p.closed = true
+	p.changed.Broadcast()
 	idle := p.idle
 	p.idle = nil
 	p.mu.Unlock()

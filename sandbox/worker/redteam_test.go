@@ -437,6 +437,7 @@ func TestRedTeamLastTurnReachesTheHost(t *testing.T) {
 // their indexes: the late outcomes must not settle its calls.
 func TestRedTeamStaleSettlesDoNotReachTheNextRun(t *testing.T) {
 	p := newPool(t, Config{Warm: 1, Max: 1})
+	waitWarm(t, p, 1)
 	h := &rtHost{}
 	rtRun(t, p, h, `return 1`, js.Limits{}, 10*time.Second, nil)
 	started := p.Stats().Started
