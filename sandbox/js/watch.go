@@ -104,10 +104,11 @@ func (c *clock) update(wasPaused bool) {
 //     attributed to each decides: the process's new allocation
 //     (/gc/heap/allocs:bytes) is shared every few milliseconds among the
 //     runs in proportion to the time each spent running JavaScript.
-//   - Then it waits for that run's loop to stop, and then until the live
-//     heap has come down by half the run's budget or six collections have
-//     passed, before blaming again: the memory of the run it ended must be
-//     gone from the live heap, or it gets a second, innocent run blamed.
+//   - Then it waits for that run's loop to stop, and then until no run is
+//     past half its budget or quietCycles collections have passed, before
+//     blaming again: the memory of the run it ended, and the garbage the
+//     others allocated meanwhile, must be gone from the live heap, or a
+//     second, innocent run gets blamed.
 //
 // A bomb that keeps its memory in arrays or strings is told apart from
 // innocent runs beside it; one that keeps it only in objects linked by
@@ -210,10 +211,9 @@ func (w *watchdog) watch() {
 	t := time.NewTicker(watchEvery)
 	defer t.Stop()
 	m := readMem()
-	var ended *runner // the last run blamed, until its loop has stopped
-	var quiet struct {
+	var ended *runner  // the last run blamed, until its loop has stopped
+	var quiet struct { // after a run was ended: until no run is past half its budget,
 		active bool
-		live   int64  // the live heap must come below this,
 		cycles uint64 // or the collections reach this
 	}
 	for range t.C {
@@ -222,7 +222,7 @@ func (w *watchdog) watch() {
 		if ended != nil {
 			select {
 			case <-ended.done:
-				quiet.active, quiet.live, quiet.cycles = true, m.live-ended.lim.MaxMemoryBytes/2, m.cycles+6
+				quiet.active, quiet.cycles = true, m.cycles+quietCycles
 				ended = nil
 			default:
 			}
@@ -233,10 +233,10 @@ func (w *watchdog) watch() {
 			w.mu.Unlock()
 			return
 		}
-		if quiet.active && (m.live < quiet.live || m.cycles >= quiet.cycles) {
+		victim, calm := w.tick(m.allocs-prev.allocs, m.live, m.cycles, ended == nil && !quiet.active)
+		if quiet.active && (calm || m.cycles >= quiet.cycles) {
 			quiet.active = false
 		}
-		victim := w.tick(m.allocs-prev.allocs, m.live, m.cycles, ended == nil && !quiet.active)
 		w.mu.Unlock()
 		if victim != nil {
 			victim.kill(&Error{Code: CodeMemoryLimit, Message: "the script used more memory than its limit of " + mib(victim.lim.MaxMemoryBytes)})
@@ -247,7 +247,10 @@ func (w *watchdog) watch() {
 
 // tick attributes allocated bytes to the runs and returns the run to end,
 // if blaming is allowed and some run is over its budget. Holds w.mu.
-func (w *watchdog) tick(allocated uint64, live int64, cycles uint64, mayBlame bool) *runner {
+// tick attributes allocation, finds the runs past half their budget, and
+// picks one to end if blaming is allowed and some run is over at two
+// collections in a row. calm reports that no run is past half its budget.
+func (w *watchdog) tick(allocated uint64, live int64, cycles uint64, mayBlame bool) (victim *runner, calm bool) {
 	now := time.Now().UnixNano()
 	var total int64
 	for r := range w.runs {
@@ -272,19 +275,28 @@ func (w *watchdog) tick(allocated uint64, live int64, cycles uint64, mayBlame bo
 	// collection marks count as live until the next one, so runs that churn
 	// garbage on a slow (busy) machine look over budget for one cycle. A
 	// bomb's memory is still there at the next collection.
+	calm = len(near) == 0
 	switch {
 	case !triggered:
 		w.overAt = 0
-		return nil
+		return nil, calm
 	case w.overAt == 0:
 		w.overAt = cycles
-		return nil
+		return nil, calm
 	case cycles == w.overAt || !mayBlame:
-		return nil
+		return nil, calm
 	}
 	w.overAt = 0
-	return blame(near)
+	return blame(near), calm
 }
+
+// quietCycles is how many collections the watchdog waits, after ending a
+// run, for the heap to calm down (no run past half its budget) before it
+// blames again. After a bomb the collector's goal is large, and the
+// garbage the runs beside it allocate while it marks counts as live for
+// several cycles: blaming on that would end an innocent run.
+const quietCycles = 30
+
 
 var memSamples = []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/gc/heap/allocs:bytes"}, {Name: "/gc/cycles/total:gc-cycles"}}
 var memMu sync.Mutex
