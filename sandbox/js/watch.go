@@ -297,7 +297,6 @@ func (w *watchdog) tick(allocated uint64, live int64, cycles uint64, mayBlame bo
 // several cycles: blaming on that would end an innocent run.
 const quietCycles = 30
 
-
 var memSamples = []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/gc/heap/allocs:bytes"}, {Name: "/gc/cycles/total:gc-cycles"}}
 var memMu sync.Mutex
 
