@@ -55,7 +55,7 @@ func TestExampleGraph(t *testing.T) {
 		Frame  string
 		Shapes map[string]string
 	}
-	res := runExample(t, "graph.ts", board, &got, "--wasm-dir", tools, "--wasm-cache", "off")
+	res := runExample(t, "graph.ts", board, &got, "--wasm-dir", tools, "--wasm-cache", t.TempDir())
 	if res.Calls[0].Tool != "graph.layout" || !res.Calls[0].Success {
 		t.Fatalf("first call: %+v", res.Calls[0])
 	}
@@ -107,7 +107,7 @@ func TestExampleAffinity(t *testing.T) {
 			Notes        int
 		}
 	}
-	res := runExample(t, "affinity.ts", board, &got, "--wasm-dir", tools, "--wasm-cache", "off")
+	res := runExample(t, "affinity.ts", board, &got, "--wasm-dir", tools, "--wasm-cache", t.TempDir())
 	if len(got.Groups) == 0 {
 		t.Fatalf("no groups: %s", res.Result)
 	}

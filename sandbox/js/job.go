@@ -7,9 +7,10 @@ import (
 )
 
 // billFrom is the compile time from which RunJob bills compiling to the
-// run: below it (a cached script, a short one) the run keeps its whole
-// budget, and its messages quote the timeout as asked.
-const billFrom = 5 * time.Millisecond
+// run: below it (every ordinary script; only code built to be slow to
+// compile takes longer) the run keeps its whole budget, and its messages
+// quote the timeout as asked.
+const billFrom = 100 * time.Millisecond
 
 // RunJob compiles job's code through cache and runs it: what every runner
 // that gets code rather than a Script does. Compiling is billed to the run's
