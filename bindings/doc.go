@@ -1,6 +1,5 @@
 // Package bindings turns Go functions into codemode tools (schemas reflected
-// from Go structs with invopop/jsonschema). Its subpackage tsgen turns tool
-// schemas into the TypeScript declarations code-mode scripts see.
+// from Go structs with invopop/jsonschema).
 //
 // The raw way to make a tool is an [engine.Tool] literal with a JSON schema and
 // an [engine.Handler]. [Func] is the typed way on top of it:

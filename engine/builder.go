@@ -65,13 +65,12 @@ func (b *Builder) WithScriptRunner(r ScriptRunner) *Builder {
 }
 
 // Reserved names are the meta-tools an engine exposes itself; no tool may use them.
-var reserved = map[string]bool{MetaBatch: true, MetaExecuteCode: true, MetaSearchTools: true}
+var reserved = map[string]bool{MetaBatch: true, MetaExecuteCode: true}
 
 // Names of the meta-tools.
 const (
 	MetaBatch       = "batch"
 	MetaExecuteCode = "execute_code"
-	MetaSearchTools = "search_tools"
 )
 
 // Build validates every tool (name, schema, handler) and the configuration,

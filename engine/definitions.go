@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/codemode-dev/codemode/bindings/tsgen"
 	"github.com/codemode-dev/codemode/engine/internal/defs"
+	"github.com/codemode-dev/codemode/engine/internal/tsgen"
 )
 
 // The shapes model APIs take tool definitions in. They are plain structs:

@@ -1,14 +1,15 @@
 package engine_test
 
 import (
+	"context"
 	"encoding/json"
-	"github.com/evanw/esbuild/pkg/api"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/codemode-dev/codemode/engine"
 	"github.com/codemode-dev/codemode/tools/whiteboard"
+	"github.com/evanw/esbuild/pkg/api"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -118,5 +119,20 @@ func TestExecuteCodeDefinition(t *testing.T) {
 	}
 	if !strings.Contains(string(last.InputSchema), `"required":["code"]`) {
 		t.Errorf("schema = %s", last.InputSchema)
+	}
+}
+
+// TestOnlyBuiltMetaToolsAreReserved: a name is reserved only for a meta-tool
+// the engine has, so "search_tools" (not built) is free for a tool.
+func TestOnlyBuiltMetaToolsAreReserved(t *testing.T) {
+	noop := func(context.Context, json.RawMessage) (json.RawMessage, error) { return nil, nil }
+	_, err := engine.NewBuilder().Add(engine.Tool{Name: "search_tools", InputSchema: json.RawMessage(`{"type":"object"}`), Handler: noop}).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{engine.MetaBatch, engine.MetaExecuteCode} {
+		if _, err := engine.NewBuilder().Add(engine.Tool{Name: name, InputSchema: json.RawMessage(`{"type":"object"}`), Handler: noop}).Build(); err == nil {
+			t.Errorf("a tool named %q was accepted", name)
+		}
 	}
 }

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/codemode-dev/codemode/bindings/tsgen"
+	"github.com/codemode-dev/codemode/engine/internal/tsgen"
 )
 
 func ExampleDeclarations() {
