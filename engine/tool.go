@@ -34,6 +34,9 @@ type Tool struct {
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 	Annotations  Annotations     `json:"annotations"`
 	Handler      Handler         `json:"-"`
+	// Origin says where the tool came from ("wasm-tools/graph.json", "built-in"),
+	// for error messages about it: a name used twice names both origins. Optional.
+	Origin string `json:"-"`
 }
 
 // Annotations are MCP's tool hints. They are hints to hosts and approval
