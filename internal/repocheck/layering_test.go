@@ -1,4 +1,4 @@
-package engine_test
+package repocheck
 
 import (
 	"go/parser"
@@ -55,7 +55,7 @@ func moduleImports(t *testing.T, root string) map[string]map[string]bool {
 // own internals and the JS sandbox (nothing of bindings, which import the
 // engine), and the sandboxes import nothing of the engine, bindings or tools.
 func TestLayering(t *testing.T) {
-	root, err := filepath.Abs("..")
+	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
 	}
