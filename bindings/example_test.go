@@ -38,7 +38,7 @@ func ExampleFunc() {
 	fmt.Println(err)
 	// Output:
 	// 5 <nil>
-	// invalid_args: invalid arguments for "add": /: missing property 'b'
+	// invalid_args: invalid arguments for "add": missing property 'b'
 }
 
 type Place struct {

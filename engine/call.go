@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/codemode-dev/codemode/engine/internal/schema"
-	"github.com/codemode-dev/codemode/engine/internal/suggest"
+	"github.com/codemode-dev/codemode/internal/suggest"
 )
 
 // call is one tool call on its way through the engine.
@@ -179,11 +179,10 @@ func (t *registered) validate(args json.RawMessage) (json.RawMessage, *Error) {
 		parts := make([]string, len(vs))
 		for i, x := range vs {
 			e.Details[i] = Violation(x)
-			path := x.Path
-			if path == "" {
-				path = "/"
+			parts[i] = x.Message // the root ("" as a JSON pointer) needs no prefix
+			if x.Path != "" {
+				parts[i] = x.Path + ": " + x.Message
 			}
-			parts[i] = path + ": " + x.Message
 		}
 		e.Message = fmt.Sprintf("invalid arguments for %q: %s", t.Name, strings.Join(parts, "; "))
 		return nil, e
