@@ -99,5 +99,12 @@ const CallExport = "codemode_call"
 type Config struct {
 	// CacheDir, if set, keeps compiled machine code on disk so that a new
 	// process compiles a module it has seen before in a fraction of the time.
+	// Created if missing.
 	CacheDir string
+	// CacheMaxBytes bounds CacheDir: when the runtime starts and after each
+	// compile, the least recently used entries past it are removed (see
+	// TrimCache). 0 means DefaultCacheMaxBytes; a negative value leaves the
+	// directory unbounded (for a process that only reads entries another
+	// one, which trims, has written).
+	CacheMaxBytes int64
 }

@@ -245,8 +245,8 @@ func TestCompileErrors(t *testing.T) {
 		{"unknown WASI import", []byte("\x00asm\x01\x00\x00\x00\x01\x04\x01\x60\x00\x00" +
 			"\x02\x4a\x02\x16wasi_snapshot_preview1\x0cno_such_call\x00\x00\x16wasi_snapshot_preview1\x09proc_exit\x00\x00"),
 			ModuleOptions{}, "no_such_call, which WASI preview 1 does not have; imports wasi_snapshot_preview1.proc_exit with the wrong signature"},
-		{"reactor as command", fixture(t, "reactor_echo"), ModuleOptions{}, "declare the tool pure"},
-		{"command as pooled", fixture(t, "echo"), ModuleOptions{Pooled: true}, "exports no codemode_call"},
+		{"reactor as command", fixture(t, "reactor_echo"), ModuleOptions{}, "is a WASI reactor (it exports _initialize and codemode_call, not _start)"},
+		{"command as pooled", fixture(t, "echo"), ModuleOptions{Pooled: true}, "is a WASI command (it exports _start), but pooled instances need a WASI reactor"},
 		{"memory over limit", fixture(t, "echo"), ModuleOptions{Limits: Limits{MemoryBytes: MaxMemoryBytes + 1}}, "over WebAssembly's 4 GiB"},
 		{"relative mount", fixture(t, "echo"), ModuleOptions{Mounts: []Mount{{HostDir: t.TempDir(), GuestPath: "data"}}}, "must be absolute"},
 		{"missing mount", fixture(t, "echo"), ModuleOptions{Mounts: []Mount{{HostDir: "/does/not/exist", GuestPath: "/data"}}}, "no such file"},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -22,6 +23,10 @@ type Runtime struct {
 	rt    wazero.Runtime
 	cache wazero.CompilationCache
 
+	cacheDir string // "" when there is no cache on disk
+	cacheMax int64  // its bound; negative: none
+	trimMu   sync.Mutex
+
 	// closing ends every running call when Close starts; calls counts
 	// them, so that Close frees nothing a running module still uses.
 	closing context.Context
@@ -37,12 +42,20 @@ const wasiModule = "wasi_snapshot_preview1"
 // NewRuntime makes a Runtime with the WASI host functions.
 func NewRuntime(ctx context.Context, cfg Config) (*Runtime, error) {
 	var cache wazero.CompilationCache
+	cacheDir := ""
 	if cfg.CacheDir != "" {
+		if fi, err := os.Stat(cfg.CacheDir); err == nil && !fi.IsDir() {
+			return nil, fmt.Errorf("wasm: compilation cache %s: not a directory", cfg.CacheDir)
+		}
 		c, err := wazero.NewCompilationCacheWithDir(cfg.CacheDir)
 		if err != nil {
 			return nil, fmt.Errorf("wasm: compilation cache %s: %w", cfg.CacheDir, err)
 		}
 		cache = c
+		if cacheDir, err = filepath.Abs(cfg.CacheDir); err != nil { // as wazero does: a later chdir changes nothing
+			c.Close(ctx)
+			return nil, fmt.Errorf("wasm: compilation cache %s: %w", cfg.CacheDir, err)
+		}
 	} else {
 		cache = wazero.NewCompilationCache()
 	}
@@ -56,7 +69,23 @@ func NewRuntime(ctx context.Context, cfg Config) (*Runtime, error) {
 		return nil, fmt.Errorf("wasm: WASI: %w", err)
 	}
 	closing, stop := context.WithCancel(context.Background())
-	return &Runtime{rt: rt, cache: cache, closing: closing, stop: stop}, nil
+	r := &Runtime{rt: rt, cache: cache, closing: closing, stop: stop, cacheDir: cacheDir, cacheMax: cfg.CacheMaxBytes}
+	if r.cacheMax == 0 {
+		r.cacheMax = DefaultCacheMaxBytes
+	}
+	r.trimCache()
+	return r, nil
+}
+
+// trimCache bounds the cache directory, if there is one. It is best effort:
+// a cache that cannot be trimmed still works.
+func (r *Runtime) trimCache() {
+	if r.cacheDir == "" || r.cacheMax < 0 {
+		return
+	}
+	r.trimMu.Lock() // a process's own compiles, finishing together, trim once each in turn
+	defer r.trimMu.Unlock()
+	_, _ = TrimCache(r.cacheDir, r.cacheMax)
 }
 
 // Close stops the calls still running (they fail with canceled), waits for
@@ -111,6 +140,7 @@ func (r *Runtime) Compile(ctx context.Context, binary []byte, opts ModuleOptions
 		return nil, err
 	}
 	cm, err := r.compile(ctx, binary)
+	r.trimCache() // the compile may have added an entry
 	if err != nil {
 		return nil, err
 	}
@@ -171,57 +201,100 @@ func compileModule(ctx context.Context, rt wazero.Runtime, bin []byte) (cm wazer
 	return rt.CompileModule(ctx, bin)
 }
 
+// Errors of a module whose kind is not the one its options ask for, wrapped
+// by Compile's error: a host can add its own way out (wasmtool names the
+// manifest's "pure").
+var (
+	// ErrNotReactor: a command (it exports _start) was given to be pooled.
+	ErrNotReactor = errors.New("the module is a WASI command, not a reactor")
+	// ErrNotCommand: a reactor (it exports CallExport and no _start) was
+	// given to run a fresh instance per call.
+	ErrNotCommand = errors.New("the module is a WASI reactor, not a command")
+)
+
+// shapeError lists everything that keeps a compiled module from being a
+// tool of its kind; it wraps ErrNotReactor or ErrNotCommand when the kind is
+// one of the problems (the last one listed).
+type shapeError struct {
+	problems []string
+	kind     error
+}
+
+func (e *shapeError) Error() string { return "module " + strings.Join(e.problems, "; ") }
+func (e *shapeError) Unwrap() error { return e.kind }
+
 // checkShape reports, in one error, everything that keeps the compiled
 // module from being a tool of its kind.
 func (m *Module) checkShape() error {
 	cm := m.compiled
-	var problems []string
+	e := &shapeError{}
 	wasi := m.rt.rt.Module(wasiModule).ExportedFunctionDefinitions()
 	for _, f := range cm.ImportedFunctions() {
 		mod, name, _ := f.Import()
 		w, ok := wasi[name]
 		switch {
 		case mod != wasiModule:
-			problems = append(problems, fmt.Sprintf("imports %s.%s (a tool may import only %s)", mod, name, wasiModule))
+			e.problems = append(e.problems, fmt.Sprintf("imports %s.%s (a tool may import only %s)", mod, name, wasiModule))
 		case !ok:
-			problems = append(problems, fmt.Sprintf("imports %s.%s, which WASI preview 1 does not have", mod, name))
+			e.problems = append(e.problems, fmt.Sprintf("imports %s.%s, which WASI preview 1 does not have", mod, name))
 		case !slices.Equal(f.ParamTypes(), w.ParamTypes()) || !slices.Equal(f.ResultTypes(), w.ResultTypes()):
-			problems = append(problems, fmt.Sprintf("imports %s.%s with the wrong signature", mod, name))
+			e.problems = append(e.problems, fmt.Sprintf("imports %s.%s with the wrong signature", mod, name))
 		}
 	}
 	if len(cm.ImportedMemories()) > 0 {
-		problems = append(problems, "imports its memory (a tool must define and export its own)")
+		e.problems = append(e.problems, "imports its memory (a tool must define and export its own)")
 	}
 	mem, ok := cm.ExportedMemories()["memory"]
 	switch {
 	case !ok:
-		problems = append(problems, `exports no memory named "memory"`)
+		e.problems = append(e.problems, `exports no memory named "memory"`)
 	case mem.Min() > m.limitPages:
-		problems = append(problems, fmt.Sprintf("starts with %d KiB of memory, over its limit of %d KiB", mem.Min()*64, m.limitPages*64))
+		e.problems = append(e.problems, fmt.Sprintf("starts with %d KiB of memory, over its limit of %d KiB", mem.Min()*64, m.limitPages*64))
 	}
 	funcs := cm.ExportedFunctions()
-	if m.opts.Pooled {
-		f, ok := funcs[CallExport]
-		switch {
-		case !ok:
-			problems = append(problems, fmt.Sprintf("exports no %s function: a pooled (pure) tool must be a WASI reactor exporting %s() -> i32 (Go: //go:wasmexport %s, built with -buildmode=c-shared)", CallExport, CallExport, CallExport))
-		case len(f.ParamTypes()) != 0 || !slices.Equal(f.ResultTypes(), []api.ValueType{api.ValueTypeI32}):
-			problems = append(problems, fmt.Sprintf("exports %s with the wrong signature: want () -> i32", CallExport))
-		}
-		if _, ok := funcs["_initialize"]; ok {
+	call, hasCall := funcs[CallExport]
+	_, hasStart := funcs["_start"]
+	_, hasInit := funcs["_initialize"]
+	if hasCall && (len(call.ParamTypes()) != 0 || !slices.Equal(call.ResultTypes(), []api.ValueType{api.ValueTypeI32})) {
+		e.problems = append(e.problems, fmt.Sprintf("exports %s with the wrong signature: want () -> i32", CallExport))
+	}
+	switch {
+	case m.opts.Pooled && hasStart && !hasInit:
+		// A command's runtime is set up by _start, which then runs main and
+		// exits: an export called without it finds no runtime (Go: "wasmexport
+		// function called before runtime initialization").
+		e.problems = append(e.problems, fmt.Sprintf("is a WASI command (it exports _start), but pooled instances need a WASI reactor, "+
+			"which exports _initialize and %s: build it as a reactor (Go: -buildmode=c-shared, with //go:wasmexport %s)", CallExport, CallExport))
+		e.kind = ErrNotReactor
+	case m.opts.Pooled && !hasCall:
+		e.problems = append(e.problems, fmt.Sprintf("exports no %s function: a pooled tool must be a WASI reactor exporting %s() -> i32 "+
+			"(Go: //go:wasmexport %s, built with -buildmode=c-shared)", CallExport, CallExport, CallExport))
+	case m.opts.Pooled:
+		if hasInit {
 			m.initFuncs = []string{"_initialize"}
 		}
-	} else if _, ok := funcs["_start"]; !ok {
-		hint := ""
-		if _, ok := funcs[CallExport]; ok {
-			hint = " (it exports " + CallExport + ": declare the tool pure to run it pooled)"
-		}
-		problems = append(problems, "exports no _start function: a tool must be a WASI command"+hint)
+	case !hasStart && (hasCall || hasInit):
+		e.problems = append(e.problems, fmt.Sprintf("is a WASI reactor (it exports %s, not _start), but a fresh instance per call "+
+			"needs a WASI command: build it as one (Go: without -buildmode=c-shared)", strings.Join(reactorExports(hasInit, hasCall), " and ")))
+		e.kind = ErrNotCommand
+	case !hasStart:
+		e.problems = append(e.problems, "exports no _start function: a tool must be a WASI command")
 	}
-	if len(problems) > 0 {
-		return fmt.Errorf("module %s", strings.Join(problems, "; "))
+	if len(e.problems) > 0 {
+		return e
 	}
 	return nil
+}
+
+func reactorExports(hasInit, hasCall bool) []string {
+	var names []string
+	if hasInit {
+		names = append(names, "_initialize")
+	}
+	if hasCall {
+		names = append(names, CallExport)
+	}
+	return names
 }
 
 // mountConfig grants the mounts read-only; with none, the module gets no
