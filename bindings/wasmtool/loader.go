@@ -31,7 +31,13 @@ type Loader struct {
 type Options struct {
 	// CacheDir keeps compiled machine code between processes: a Go tool
 	// that takes a second to compile loads in a fraction of it the next time.
+	// Created if missing.
 	CacheDir string
+	// CacheMaxBytes bounds CacheDir: past it, the least recently used
+	// entries are removed when the loader starts and after each compile
+	// (see wasm.TrimCache; a Go tool's entry is ≈ 15 MB). 0 means
+	// wasm.DefaultCacheMaxBytes (256 MiB); negative, no bound.
+	CacheMaxBytes int64
 	// Workers, if set, runs the tools' calls in the pool's worker processes
 	// instead of this one (give the pool the same CacheDir as WasmCacheDir).
 	// Modules are still compiled here once, so that a broken one is reported
@@ -39,11 +45,12 @@ type Options struct {
 	Workers *worker.Pool
 }
 
-// NewLoader makes a Loader.
+// NewLoader makes a Loader. Its error is an *engine.Error (bad_request): the
+// cache directory cannot be used.
 func NewLoader(ctx context.Context, opts Options) (*Loader, error) {
-	rt, err := wasm.NewRuntime(ctx, wasm.Config{CacheDir: opts.CacheDir})
+	rt, err := wasm.NewRuntime(ctx, wasm.Config{CacheDir: opts.CacheDir, CacheMaxBytes: opts.CacheMaxBytes})
 	if err != nil {
-		return nil, err
+		return nil, engine.WrapError(engine.CodeBadRequest, err)
 	}
 	return &Loader{rt: rt, workers: opts.Workers}, nil
 }
@@ -66,23 +73,44 @@ func (l *Loader) Close(ctx context.Context) error {
 }
 
 // Load reads a manifest (NAME.tool.json), compiles the module it names and
-// returns the tool.
+// returns the tool, whose Origin is manifestPath. Its error is an
+// *engine.Error (bad_request) whose message starts with manifestPath and
+// names every problem of the manifest, or the module's.
 func (l *Loader) Load(ctx context.Context, manifestPath string) (engine.Tool, error) {
 	t, err := l.load(ctx, manifestPath)
 	if err != nil {
-		return engine.Tool{}, fmt.Errorf("%s: %w", manifestPath, err)
+		return engine.Tool{}, engine.WrapError(engine.CodeBadRequest, fileError{manifestPath, err})
 	}
+	t.Origin = manifestPath
 	return t, nil
 }
 
+// fileError is what is wrong with one manifest or its module, on one line
+// that starts with the manifest's path.
+type fileError struct {
+	path string
+	err  error
+}
+
+func (e fileError) Error() string {
+	msg := e.err.Error()
+	if ee, ok := e.err.(*engine.Error); ok {
+		msg = ee.Message // without the code: the whole is a bad_request
+	}
+	return e.path + ": " + strings.ReplaceAll(strings.TrimSpace(msg), "\n", "; ")
+}
+
+func (e fileError) Unwrap() error { return e.err }
+
 // LoadDir loads every *.tool.json in dir (not in subdirectories), compiling
-// the modules in parallel, and returns the tools sorted by name. It reports
-// every broken manifest or module at once; a directory without manifests
-// is an error too.
+// the modules in parallel, and returns the tools sorted by name, each with
+// its manifest's path (dir joined with the file's name) as Origin. Its error
+// is one *engine.Error (bad_request) naming every broken manifest or module,
+// one line each; a directory without manifests is an error too.
 func (l *Loader) LoadDir(ctx context.Context, dir string) ([]engine.Tool, error) {
 	entries, err := os.ReadDir(dir) // sorted; and unlike a glob, any directory name works
 	if err != nil {
-		return nil, err
+		return nil, engine.WrapError(engine.CodeBadRequest, err)
 	}
 	var paths []string
 	for _, e := range entries {
@@ -93,7 +121,7 @@ func (l *Loader) LoadDir(ctx context.Context, dir string) ([]engine.Tool, error)
 		}
 	}
 	if len(paths) == 0 {
-		return nil, fmt.Errorf("%s: no WASM tools (no *%s files)", dir, ManifestSuffix)
+		return nil, engine.Errorf(engine.CodeBadRequest, "%s: no WASM tools (no *%s files)", dir, ManifestSuffix)
 	}
 	tools := make([]engine.Tool, len(paths))
 	errs := make([]error, len(paths))
@@ -113,16 +141,49 @@ func (l *Loader) LoadDir(ctx context.Context, dir string) ([]engine.Tool, error)
 			continue
 		}
 		if first, dup := seen[t.Name]; dup {
-			errs[i] = fmt.Errorf("%s: tool %q is also defined by %s", paths[i], t.Name, first)
+			errs[i] = fileError{paths[i], fmt.Errorf("tool %q is also defined by %s", t.Name, first)}
 		}
 		seen[t.Name] = paths[i]
 	}
-	if err := errors.Join(errs...); err != nil {
+	if err := joinLoadErrors(errs); err != nil {
 		return nil, err
 	}
 	sort.Slice(tools, func(i, j int) bool { return tools[i].Name < tools[j].Name })
 	return tools, nil
 }
+
+// joinLoadErrors makes one *engine.Error (bad_request) of the errors of
+// Load, one line each, or nil when there are none. It unwraps to them.
+func joinLoadErrors(errs []error) error {
+	var j loadErrors
+	for _, err := range errs {
+		if err != nil {
+			j = append(j, err)
+		}
+	}
+	if len(j) == 0 {
+		return nil
+	}
+	return engine.WrapError(engine.CodeBadRequest, j)
+}
+
+// loadErrors are the per-manifest errors of LoadDir: their messages, one a
+// line (without the code each repeats).
+type loadErrors []error
+
+func (j loadErrors) Error() string {
+	lines := make([]string, len(j))
+	for i, err := range j {
+		if e, ok := err.(*engine.Error); ok {
+			lines[i] = e.Message
+		} else {
+			lines[i] = err.Error()
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (j loadErrors) Unwrap() []error { return j }
 
 func (l *Loader) load(ctx context.Context, manifestPath string) (engine.Tool, error) {
 	data, err := readRegular(manifestPath, MaxManifestBytes)
@@ -153,13 +214,13 @@ func (l *Loader) load(ctx context.Context, manifestPath string) (engine.Tool, er
 	}
 	mod, err := l.rt.Compile(ctx, binary, opts)
 	if err != nil {
-		return engine.Tool{}, fmt.Errorf("%s: %w", filepath.Base(m.Module), err)
+		return engine.Tool{}, moduleError(m.Module, err)
 	}
 	if l.workers != nil {
 		mod.Close(ctx) // it compiled: the workers run it
 		remote, err := l.workers.Module(binary, opts)
 		if err != nil {
-			return engine.Tool{}, fmt.Errorf("%s: %w", filepath.Base(m.Module), err)
+			return engine.Tool{}, moduleError(m.Module, err)
 		}
 		return m.tool(remote), nil
 	}
@@ -167,6 +228,19 @@ func (l *Loader) load(ctx context.Context, manifestPath string) (engine.Tool, er
 	l.modules = append(l.modules, mod)
 	l.mu.Unlock()
 	return m.tool(mod), nil
+}
+
+// moduleError names the module that failed to compile and, when its kind
+// does not match "pure", adds the manifest's way out to the build the
+// sandbox names: the kind's problem is the last the sandbox lists.
+func moduleError(module string, err error) error {
+	switch {
+	case errors.Is(err, wasm.ErrNotReactor):
+		err = fmt.Errorf(`%w, or set "pure": false to run it as a command, a fresh instance per call`, err)
+	case errors.Is(err, wasm.ErrNotCommand):
+		err = fmt.Errorf(`%w, or, if the tool keeps no state between calls, set "pure": true to run it pooled`, err)
+	}
+	return fmt.Errorf("%s: %w", filepath.Base(module), err)
 }
 
 // caller runs a module's calls: in this process (*wasm.Module) or in a

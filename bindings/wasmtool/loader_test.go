@@ -2,6 +2,8 @@ package wasmtool
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,15 +91,104 @@ func TestLoadDirErrors(t *testing.T) {
 	if err == nil {
 		t.Fatal("no error")
 	}
-	for _, want := range []string{
-		`b.tool.json: tool "same" is also defined by ` + filepath.Join(dir, "a.tool.json"),
-		"c.tool.json: echo.wasm: module exports no codemode_call",
-		"d.tool.json: module: open " + filepath.Join(dir, "d.wasm"),
-		`e.tool.json: echo.wasm: mount "/data"`,
-	} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("error lacks %q:\n%v", want, err)
+	e, ok := err.(*engine.Error)
+	if !ok || e.Code != engine.CodeBadRequest {
+		t.Fatalf("got %T %v, want an *engine.Error with code bad_request", err, err)
+	}
+	lines := strings.Split(e.Message, "\n")
+	want := []string{
+		filepath.Join(dir, "b.tool.json") + `: tool "same" is also defined by ` + filepath.Join(dir, "a.tool.json"),
+		filepath.Join(dir, "c.tool.json") + ": echo.wasm: module is a WASI command (it exports _start)",
+		filepath.Join(dir, "d.tool.json") + ": module: open " + filepath.Join(dir, "d.wasm"),
+		filepath.Join(dir, "e.tool.json") + `: echo.wasm: mount "/data"`,
+	}
+	if len(lines) != len(want) {
+		t.Fatalf("%d lines, want one per broken manifest:\n%s", len(lines), e.Message)
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(lines[i], w) {
+			t.Errorf("line %d: %q, want it to start with %q", i, lines[i], w)
 		}
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		t.Error("the error does not unwrap to the missing module's")
+	}
+}
+
+// Loading errors are *engine.Error (bad_request) naming the manifest as
+// given, and a loaded tool's Origin is that path: the engine's builder names
+// it when the tool's name is taken.
+func TestLoadOriginAndErrors(t *testing.T) {
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := filepath.Rel(wd, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeTool(t, dir, "echo.tool.json", fixtureManifest("fx.echo", "echo", ""))
+	l := newLoader(t)
+	tools, err := l.LoadDir(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(dir, "echo.tool.json"); len(tools) != 1 || tools[0].Origin != want {
+		t.Errorf("LoadDir: %+v, want Origin %q", tools, want)
+	}
+	path := filepath.Join(dir, "echo.tool.json")
+	tool, err := l.Load(context.Background(), path)
+	if err != nil || tool.Origin != path {
+		t.Errorf("Load: Origin %q, %v; want %q", tool.Origin, err, path)
+	}
+
+	writeTool(t, dir, "bad.tool.json", `{"name": "bad", "inputSchema": {"type": "object"}}`)
+	_, err = l.Load(context.Background(), filepath.Join(dir, "bad.tool.json"))
+	var e *engine.Error
+	if !errors.As(err, &e) || e.Code != engine.CodeBadRequest || !strings.HasPrefix(e.Message, filepath.Join(dir, "bad.tool.json")+": ") ||
+		strings.Contains(e.Message, "\n") {
+		t.Errorf("Load of a broken manifest: %#v, want a bad_request naming the file, on one line", err)
+	}
+	for name, do := range map[string]func() error{
+		"missing dir": func() error { _, err := l.LoadDir(context.Background(), filepath.Join(dir, "nope")); return err },
+		"empty dir":   func() error { _, err := l.LoadDir(context.Background(), t.TempDir()); return err },
+		"missing manifest": func() error {
+			_, err := l.Load(context.Background(), filepath.Join(dir, "nope.tool.json"))
+			return err
+		},
+		"cache is a file": func() error {
+			_, err := NewLoader(context.Background(), Options{CacheDir: path})
+			return err
+		},
+	} {
+		err := do()
+		if e, ok := err.(*engine.Error); !ok || e.Code != engine.CodeBadRequest {
+			t.Errorf("%s: %T %v, want an *engine.Error with code bad_request", name, err, err)
+		}
+	}
+}
+
+// A manifest's "pure" must match its module's kind, or loading stops with
+// both ways out: a command (it exports _start; here one that, like Go's
+// command build, crashes when its export is called without _start) cannot be
+// pooled, and a reactor cannot run a fresh instance per call.
+func TestPureMatchesModuleKind(t *testing.T) {
+	dir := t.TempDir()
+	writeTool(t, dir, "cmd.tool.json", fixtureManifest("fx.cmd", "command_call", `, "pure": true`))
+	_, err := newLoader(t).Load(context.Background(), filepath.Join(dir, "cmd.tool.json"))
+	if err == nil || !strings.Contains(err.Error(), "cmd.tool.json: command_call.wasm: module is a WASI command (it exports _start)") ||
+		!strings.Contains(err.Error(), "-buildmode=c-shared") || !strings.Contains(err.Error(), `or set "pure": false to run it as a command`) {
+		t.Errorf("a command declared pure: %v", err)
+	}
+	writeTool(t, dir, "cmd.tool.json", fixtureManifest("fx.cmd", "command_call", `, "pure": false`))
+	if _, err := newLoader(t).Load(context.Background(), filepath.Join(dir, "cmd.tool.json")); err != nil {
+		t.Errorf("the same command not pure: %v", err)
+	}
+	writeTool(t, dir, "re.tool.json", fixtureManifest("fx.re", "reactor_echo", ""))
+	_, err = newLoader(t).Load(context.Background(), filepath.Join(dir, "re.tool.json"))
+	if err == nil || !strings.Contains(err.Error(), "re.tool.json: reactor_echo.wasm: module is a WASI reactor") ||
+		!strings.Contains(err.Error(), "without -buildmode=c-shared") || !strings.Contains(err.Error(), `set "pure": true to run it pooled`) {
+		t.Errorf("a reactor not declared pure: %v", err)
 	}
 }
 
