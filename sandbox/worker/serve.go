@@ -205,7 +205,9 @@ func (w *server) loadModule(m *moduleMsg) error {
 		w.modules = make(map[uint64]*wasm.Module)
 	}
 	if w.rt == nil {
-		rt, err := wasm.NewRuntime(context.Background(), wasm.Config{CacheDir: w.wasmCache})
+		// The host compiled each module before sending it (wasmtool does),
+		// so the worker reads entries and leaves bounding the cache to it.
+		rt, err := wasm.NewRuntime(context.Background(), wasm.Config{CacheDir: w.wasmCache, CacheMaxBytes: -1})
 		if err != nil { // an unusable cache is no reason to fail
 			if rt, err = wasm.NewRuntime(context.Background(), wasm.Config{}); err != nil {
 				return err
