@@ -1,0 +1,686 @@
+// Package strictjson decodes the JSON documents people and models write to
+// codemode — requests, configuration files, WASM tool manifests — strictly,
+// and reports every problem at once, each with its path:
+//
+//   - trailing data after the value ({…}] or {…}{…}), and malformed JSON;
+//   - unknown fields, with the nearest known name ("did you mean");
+//   - field names in the wrong case and fields given twice (encoding/json
+//     would take both silently);
+//   - values of the wrong type, in JSON's terms ("want a number, got the
+//     string \"5\"");
+//   - the errors of a field's own UnmarshalJSON (a duration, a size).
+//
+// Decode fills in whatever it could read, so that a caller's own checks
+// (negative limits, names) can run on the rest and be reported together with
+// the decoding problems (see [Problems.Addf]).
+//
+// # Paths
+//
+// A path names a place in a document the way JavaScript would reach it:
+// members with identifier names after a dot (limits.maxOperations), other
+// names quoted in brackets (tools["graph.layout"]), array elements by index
+// (mounts[0].guest). The document itself is "".
+package strictjson
+
+import (
+	"bytes"
+	"encoding"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/codemode-dev/codemode/internal/suggest"
+)
+
+// Problem is one thing wrong with a document: where, and what.
+type Problem struct {
+	Path    string // see the package documentation; "" for the document itself
+	Message string
+}
+
+// Error is "path: message", or the message alone for the document itself.
+func (p Problem) Error() string {
+	if p.Path == "" {
+		return p.Message
+	}
+	return p.Path + ": " + p.Message
+}
+
+// MaxProblems is how many problems a document keeps; more are counted.
+const MaxProblems = 50
+
+// Problems collects what is wrong with a document: Decode's findings, then the
+// caller's own. The zero value is ready to use (for checking a value that was
+// not decoded).
+type Problems struct {
+	list   []Problem
+	more   int
+	broken bool
+	given  map[string]bool
+}
+
+// Addf adds a problem at path, unless path or a place that contains it
+// already has one: a value that could not be decoded is not also reported as,
+// say, missing.
+func (p *Problems) Addf(path, format string, args ...any) {
+	if p.covered(path) {
+		return
+	}
+	p.add(path, fmt.Sprintf(format, args...))
+}
+
+func (p *Problems) add(path, msg string) {
+	if len(p.list) >= MaxProblems {
+		p.more++
+		return
+	}
+	p.list = append(p.list, Problem{Path: path, Message: msg})
+}
+
+// covered reports whether path or a place containing it has a problem. A
+// problem of the document itself covers nothing: it is trailing data, or the
+// document is broken and callers check nothing further.
+func (p *Problems) covered(path string) bool {
+	for _, q := range p.list {
+		if q.Path == "" {
+			continue
+		}
+		if path == q.Path || (strings.HasPrefix(path, q.Path) && (path[len(q.Path)] == '.' || path[len(q.Path)] == '[')) {
+			return true
+		}
+	}
+	return false
+}
+
+// Broken reports whether the document could not be read as a whole (it is
+// not JSON, or not the kind of value wanted): then nothing was decoded, and a
+// caller's own checks would only repeat the problem in other words.
+func (p *Problems) Broken() bool { return p.broken }
+
+// Given reports whether the document had a member at path (a struct field or
+// map entry, even one whose value had a problem). A member whose value is
+// null counts as not given, as encoding/json leaves such a field alone.
+func (p *Problems) Given(path string) bool { return p.given[path] }
+
+// Len is the number of problems, counting those past MaxProblems.
+func (p *Problems) Len() int { return len(p.list) + p.more }
+
+// List returns the problems kept, in document order (Decode's), then in the
+// order they were added.
+func (p *Problems) List() []Problem { return p.list }
+
+// Err returns nil when there is no problem, else an Error listing them.
+func (p *Problems) Err() error {
+	if p.Len() == 0 {
+		return nil
+	}
+	return &Error{Problems: p.list, More: p.more}
+}
+
+// Error is every problem of a document.
+type Error struct {
+	Problems []Problem
+	More     int // problems past MaxProblems, not kept
+}
+
+// Error lists the problems separated by "; ".
+func (e *Error) Error() string {
+	var b strings.Builder
+	for i, p := range e.Problems {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(p.Error())
+	}
+	if e.More > 0 {
+		fmt.Fprintf(&b, "; and %d more problems", e.More)
+	}
+	return b.String()
+}
+
+// Unwrap returns the problems, one error each.
+func (e *Error) Unwrap() []error {
+	out := make([]error, len(e.Problems))
+	for i, p := range e.Problems {
+		out[i] = p
+	}
+	return out
+}
+
+// NotPositive is the one message for a limit or a timeout that is not
+// positive, wherever it was given (a request, a config file, a manifest, a
+// command-line flag): given is the value as written.
+func NotPositive(given string) string {
+	return "must be positive, not " + given + " (leave it out for the default)"
+}
+
+// maxKeyChars bounds a member name quoted in a path: a client can send a name
+// of megabytes.
+const maxKeyChars = 200
+
+// Member is the path of the member name of the value at parent.
+func Member(parent, name string) string {
+	if isIdent(name) && len(name) <= maxKeyChars {
+		if parent == "" {
+			return name
+		}
+		return parent + "." + name
+	}
+	return parent + "[" + strconv.Quote(clip(name, maxKeyChars)) + "]"
+}
+
+// Index is the path of element i of the array at parent.
+func Index(parent string, i int) string { return parent + "[" + strconv.Itoa(i) + "]" }
+
+func isIdent(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c == '_' || c == '$' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (i > 0 && c >= '0' && c <= '9')) {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// clip returns s, or its first n characters followed by "…".
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := 0
+	for k := 0; k < n && i < len(s); k++ {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	if i >= len(s) {
+		return s
+	}
+	return s[:i] + "…"
+}
+
+// Decode decodes data, which must hold exactly one JSON value, into v, a
+// non-nil pointer, and returns what is wrong with it. Whatever could be read
+// is stored in v even when there are problems; unless p.Broken(), a caller may
+// check the rest and add its own problems.
+//
+// v's type follows encoding/json's rules (json tags, embedded structs,
+// json.Unmarshaler, encoding.TextUnmarshaler), with these differences: member
+// names must match exactly, once each; unknown members are problems; and a
+// value of the wrong type is a problem naming its path. The ",string" tag
+// option is not supported.
+func Decode(data []byte, v any) *Problems {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() {
+		panic("strictjson: Decode needs a non-nil pointer")
+	}
+	p := &Problems{}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var raw json.RawMessage
+	if err := dec.Decode(&raw); err != nil {
+		p.broken = true
+		p.add("", syntaxMessage(data, err))
+		return p
+	}
+	d := decoder{p: p}
+	if !d.value(raw, rv.Elem(), "") {
+		p.broken = true
+	}
+	if end := skipSpace(data, int(dec.InputOffset())); end < len(data) {
+		p.add("", "unexpected data after the JSON value, at "+position(data, end))
+	}
+	return p
+}
+
+func skipSpace(data []byte, i int) int {
+	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// position is "line L, column C" of byte offset off, columns counted in
+// characters, both from 1.
+func position(data []byte, off int) string {
+	off = min(off, len(data))
+	line, start := 1, 0
+	for i := 0; i < off; i++ {
+		if data[i] == '\n' {
+			line, start = line+1, i+1
+		}
+	}
+	return fmt.Sprintf("line %d, column %d", line, utf8.RuneCount(data[start:off])+1)
+}
+
+func syntaxMessage(data []byte, err error) string {
+	var syn *json.SyntaxError
+	switch {
+	case errors.Is(err, io.EOF):
+		return "empty input: want a JSON object"
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return "malformed JSON: unexpected end of input"
+	case errors.As(err, &syn):
+		return fmt.Sprintf("malformed JSON at %s: %s", position(data, int(syn.Offset)-1), strings.TrimPrefix(syn.Error(), "json: "))
+	}
+	return "malformed JSON: " + strings.TrimPrefix(err.Error(), "json: ")
+}
+
+type decoder struct {
+	p *Problems
+}
+
+func (d *decoder) given(path string) {
+	if d.p.given == nil {
+		d.p.given = make(map[string]bool)
+	}
+	d.p.given[path] = true
+}
+
+var (
+	unmarshalerType     = reflect.TypeFor[json.Unmarshaler]()
+	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
+)
+
+// value decodes raw, one syntactically valid JSON value, into v, which is
+// addressable. It reports false when raw is of the wrong kind for v's type
+// as a whole (nothing of it was stored).
+func (d *decoder) value(raw []byte, v reflect.Value, path string) bool {
+	raw = bytes.TrimSpace(raw)
+	t := v.Type()
+	if t.Kind() == reflect.Pointer {
+		if raw[0] == 'n' {
+			v.SetZero()
+			return true
+		}
+		if v.IsNil() {
+			v.Set(reflect.New(t.Elem()))
+		}
+		return d.value(raw, v.Elem(), path)
+	}
+	pt := reflect.PointerTo(t)
+	switch {
+	case pt.Implements(unmarshalerType):
+		if err := v.Addr().Interface().(json.Unmarshaler).UnmarshalJSON(raw); err != nil {
+			d.p.add(path, strings.TrimPrefix(err.Error(), "json: "))
+		}
+		return true
+	case pt.Implements(textUnmarshalerType):
+		return d.std(raw, v, path)
+	}
+	if raw[0] == 'n' { // as encoding/json: null clears what can be nil, and leaves the rest
+		switch t.Kind() {
+		case reflect.Interface, reflect.Map, reflect.Slice:
+			v.SetZero()
+		}
+		return true
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		if raw[0] != 't' && raw[0] != 'f' {
+			return d.wrongType(raw, "true or false", path)
+		}
+		v.SetBool(raw[0] == 't')
+	case reflect.String:
+		if raw[0] != '"' {
+			return d.wrongType(raw, "a string", path)
+		}
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			d.p.add(path, err.Error())
+			return false
+		}
+		v.SetString(s)
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		if !isNumber(raw) {
+			return d.wrongType(raw, "an integer", path)
+		}
+		n, err := strconv.ParseInt(string(raw), 10, 64)
+		if err != nil || v.OverflowInt(n) {
+			if !isInteger(raw) {
+				return d.wrongType(raw, "an integer", path)
+			}
+			d.p.add(path, fmt.Sprintf("%s is out of range", raw))
+			return false
+		}
+		v.SetInt(n)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		if !isNumber(raw) {
+			return d.wrongType(raw, "a non-negative integer", path)
+		}
+		n, err := strconv.ParseUint(string(raw), 10, 64)
+		if err != nil || v.OverflowUint(n) {
+			if !isInteger(raw) || raw[0] == '-' {
+				return d.wrongType(raw, "a non-negative integer", path)
+			}
+			d.p.add(path, fmt.Sprintf("%s is out of range", raw))
+			return false
+		}
+		v.SetUint(n)
+	case reflect.Float32, reflect.Float64:
+		if !isNumber(raw) {
+			return d.wrongType(raw, "a number", path)
+		}
+		f, err := strconv.ParseFloat(string(raw), t.Bits())
+		if err != nil || v.OverflowFloat(f) {
+			d.p.add(path, fmt.Sprintf("%s is out of range", raw))
+			return false
+		}
+		v.SetFloat(f)
+	case reflect.Struct:
+		if raw[0] != '{' {
+			return d.wrongType(raw, "an object", path)
+		}
+		d.object(raw, v, path)
+	case reflect.Map:
+		if t.Key().Kind() != reflect.String || reflect.PointerTo(t.Key()).Implements(textUnmarshalerType) {
+			return d.std(raw, v, path)
+		}
+		if raw[0] != '{' {
+			return d.wrongType(raw, "an object", path)
+		}
+		d.mapping(raw, v, path)
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 && !reflect.PointerTo(t.Elem()).Implements(unmarshalerType) &&
+			!reflect.PointerTo(t.Elem()).Implements(textUnmarshalerType) {
+			return d.std(raw, v, path) // base64
+		}
+		if raw[0] != '[' {
+			return d.wrongType(raw, "an array", path)
+		}
+		d.array(raw, v, path)
+	default: // interfaces, arrays and the rest: as encoding/json does
+		return d.std(raw, v, path)
+	}
+	return true
+}
+
+// std decodes raw with encoding/json, for what this package does not walk
+// itself; its error is reported at path in JSON's terms where it can be.
+func (d *decoder) std(raw []byte, v reflect.Value, path string) bool {
+	err := json.Unmarshal(raw, v.Addr().Interface())
+	if err == nil {
+		return true
+	}
+	var typ *json.UnmarshalTypeError
+	if errors.As(err, &typ) && typ.Field == "" {
+		return d.wrongType(raw, wantOf(typ.Type), path)
+	}
+	d.p.add(path, strings.TrimPrefix(err.Error(), "json: "))
+	return false
+}
+
+func wantOf(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Bool:
+		return "true or false"
+	case reflect.String:
+		return "a string"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return "an integer"
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return "a non-negative integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return "a base64 string"
+		}
+		return "an array"
+	case reflect.Array:
+		return "an array"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	}
+	return "another kind of value"
+}
+
+func (d *decoder) wrongType(raw []byte, want, path string) bool {
+	d.p.add(path, "want "+want+", got "+Describe(raw))
+	return false
+}
+
+// Describe says what a JSON value is, in JSON's terms, quoting short
+// scalars: "an object", "an array", "the string \"5\"", "the number 5",
+// "true", "null".
+func Describe(raw []byte) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return "nothing"
+	}
+	switch raw[0] {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return "a string"
+		}
+		return "the string " + strconv.Quote(clip(s, 40))
+	case 't', 'f', 'n':
+		return string(raw)
+	}
+	return "the number " + clip(string(raw), 40)
+}
+
+func isNull(raw []byte) bool { return bytes.Equal(bytes.TrimSpace(raw), []byte("null")) }
+
+// isNumber reports whether raw, a valid JSON value, is a number.
+func isNumber(raw []byte) bool { return raw[0] == '-' || (raw[0] >= '0' && raw[0] <= '9') }
+
+// isInteger reports whether the number raw has no fraction or exponent.
+func isInteger(raw []byte) bool { return !bytes.ContainsAny(raw, ".eE") }
+
+// members calls fn for each member of the object raw, in order, with its
+// path; a member given twice is a problem and is not passed on.
+func (d *decoder) members(raw []byte, path string, fn func(name string, val []byte, at string)) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if _, err := dec.Token(); err != nil { // '{'
+		return
+	}
+	seen := make(map[string]bool)
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return
+		}
+		name, _ := tok.(string)
+		var val json.RawMessage
+		if err := dec.Decode(&val); err != nil {
+			return
+		}
+		at := Member(path, name)
+		if seen[name] {
+			d.p.add(at, "given twice")
+			continue
+		}
+		seen[name] = true
+		fn(name, val, at)
+	}
+}
+
+func (d *decoder) object(raw []byte, v reflect.Value, path string) {
+	info := structInfoOf(v.Type())
+	d.members(raw, path, func(name string, val []byte, at string) {
+		f, ok := info.byName[name]
+		if !ok {
+			d.p.add(at, unknownField(name, info.names))
+			return
+		}
+		if !isNull(val) {
+			d.given(at)
+		}
+		d.value(val, fieldByIndex(v, f), at)
+	})
+}
+
+func (d *decoder) mapping(raw []byte, v reflect.Value, path string) {
+	t := v.Type()
+	if v.IsNil() {
+		v.Set(reflect.MakeMap(t))
+	}
+	d.members(raw, path, func(name string, val []byte, at string) {
+		if !isNull(val) {
+			d.given(at)
+		}
+		e := reflect.New(t.Elem()).Elem()
+		d.value(val, e, at)
+		v.SetMapIndex(reflect.ValueOf(name).Convert(t.Key()), e)
+	})
+}
+
+func (d *decoder) array(raw []byte, v reflect.Value, path string) {
+	t := v.Type()
+	s := reflect.MakeSlice(t, 0, 0)
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if _, err := dec.Token(); err != nil { // '['
+		return
+	}
+	for i := 0; dec.More(); i++ {
+		var val json.RawMessage
+		if err := dec.Decode(&val); err != nil {
+			return
+		}
+		e := reflect.New(t.Elem()).Elem()
+		d.value(val, e, Index(path, i))
+		s = reflect.Append(s, e)
+	}
+	v.Set(s)
+}
+
+// unknownField words an unknown member name: the nearest known name, or
+// the known names when none is near.
+func unknownField(name string, known []string) string {
+	if s := suggest.Names(name, known); len(s) > 0 {
+		if strings.EqualFold(s[0], name) {
+			return fmt.Sprintf("unknown field (did you mean %q? names are case-sensitive)", s[0])
+		}
+		return fmt.Sprintf("unknown field (did you mean %q?)", s[0])
+	}
+	return "unknown field (the fields here are " + strings.Join(known, ", ") + ")"
+}
+
+// structInfo is a struct type's JSON members.
+type structInfo struct {
+	names  []string         // in declaration order
+	byName map[string][]int // field index paths, through embedded structs
+}
+
+var structInfos sync.Map // reflect.Type → *structInfo
+
+func structInfoOf(t reflect.Type) *structInfo {
+	if v, ok := structInfos.Load(t); ok {
+		return v.(*structInfo)
+	}
+	info := &structInfo{byName: make(map[string][]int)}
+	collectFields(t, nil, info, map[reflect.Type]bool{})
+	v, _ := structInfos.LoadOrStore(t, info)
+	return v.(*structInfo)
+}
+
+// collectFields follows encoding/json: exported fields by their tag name (or
+// Go name), "-" left out, untagged embedded structs flattened; a name at a
+// shallower depth wins, and names clashing at one depth are left out.
+func collectFields(t reflect.Type, index []int, info *structInfo, visiting map[reflect.Type]bool) {
+	if visiting[t] {
+		return
+	}
+	visiting[t] = true
+	defer delete(visiting, t)
+	type field struct {
+		name  string
+		index []int
+	}
+	var direct []field
+	var embedded [][]int
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		if strings.Contains(","+opts+",", ",string,") {
+			panic(fmt.Sprintf("strictjson: %s.%s: the \",string\" option is not supported", t, f.Name))
+		}
+		idx := append(append([]int(nil), index...), i)
+		if f.Anonymous && name == "" {
+			ft := f.Type
+			if ft.Kind() == reflect.Pointer {
+				if !f.IsExported() {
+					continue // a pointer to an unexported struct: encoding/json cannot set it either
+				}
+				ft = ft.Elem()
+			}
+			if ft.Kind() == reflect.Struct {
+				embedded = append(embedded, idx)
+				continue
+			}
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		direct = append(direct, field{name, idx})
+	}
+	for _, f := range direct {
+		if _, dup := info.byName[f.name]; !dup {
+			info.names = append(info.names, f.name)
+			info.byName[f.name] = f.index
+		}
+	}
+	shallow := make(map[string]bool, len(info.byName))
+	for name := range info.byName {
+		shallow[name] = true
+	}
+	deeper := &structInfo{byName: make(map[string][]int)}
+	clash := map[string]bool{}
+	for _, idx := range embedded {
+		ft := t.FieldByIndex(idx[len(index):])
+		et := ft.Type
+		if et.Kind() == reflect.Pointer {
+			et = et.Elem()
+		}
+		sub := &structInfo{byName: make(map[string][]int)}
+		collectFields(et, idx, sub, visiting)
+		for _, name := range sub.names {
+			if shallow[name] {
+				continue
+			}
+			if _, dup := deeper.byName[name]; dup {
+				clash[name] = true
+				continue
+			}
+			deeper.names = append(deeper.names, name)
+			deeper.byName[name] = sub.byName[name]
+		}
+	}
+	for _, name := range deeper.names {
+		if !clash[name] {
+			info.names = append(info.names, name)
+			info.byName[name] = deeper.byName[name]
+		}
+	}
+}
+
+// fieldByIndex is v.FieldByIndex, allocating embedded pointers on the way.
+func fieldByIndex(v reflect.Value, index []int) reflect.Value {
+	for i, x := range index {
+		if i > 0 && v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				v.Set(reflect.New(v.Type().Elem()))
+			}
+			v = v.Elem()
+		}
+		v = v.Field(x)
+	}
+	return v
+}
