@@ -164,7 +164,7 @@ func unionItem(tools []Tool, defs *object) (*object, error) {
 		branches = append(branches, obj(
 			"type", "object",
 			"properties", obj(
-				"tool", obj("const", t.Name),
+				"tool", obj("type", "string", "const", t.Name),
 				"args", e.args,
 				"label", obj("$ref", "#/$defs/"+labelDef),
 			),

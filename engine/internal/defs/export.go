@@ -31,7 +31,12 @@ type OpenAITool struct {
 type OpenAIFunction struct {
 	Name        string          `json:"name"` // WireName of the tool's name
 	Description string          `json:"description"`
-	Parameters  json.RawMessage `json:"parameters"`
+	Parameters  json.RawMessage `json:"parameters"` // the strict form when Strict
+	// Strict is always sent: OpenAI's Responses API takes a missing strict
+	// as true and rewrites the schema itself.
+	Strict bool `json:"strict"`
+	// NotStrict says why Strict is false; it is not sent.
+	NotStrict string `json:"-"`
 }
 
 // AnthropicTool is a tool in Anthropic's Messages API shape.
@@ -52,16 +57,24 @@ func MCP(tools []Tool) []MCPTool {
 	return out
 }
 
-// OpenAI returns tools in OpenAI's shape, named by [WireName]. It fails on a
-// name OpenAI would refuse: invalid, over 64 characters, or repeated.
+// OpenAI returns tools in OpenAI's shape, named by [WireName], each with
+// its input schema in the strict form (see [Strict]) and marked strict, or,
+// where there is none, with its schema as it is, not strict, and the reason
+// in NotStrict. It fails on a name OpenAI would refuse: invalid, over 64
+// characters, or repeated.
 func OpenAI(tools []Tool) ([]OpenAITool, error) {
 	if err := checkWireNames("openai", openAINameMax, tools); err != nil {
 		return nil, err
 	}
 	out := make([]OpenAITool, len(tools))
 	for i, t := range tools {
-		out[i] = OpenAITool{Type: "function", Function: OpenAIFunction{
-			Name: WireName(t.Name), Description: t.Description, Parameters: inputSchema(t)}}
+		f := OpenAIFunction{Name: WireName(t.Name), Description: t.Description, Parameters: inputSchema(t)}
+		if s := Strict(f.Parameters); s.Reason == "" {
+			f.Parameters, f.Strict = s.Schema, true
+		} else {
+			f.NotStrict = s.Reason
+		}
+		out[i] = OpenAITool{Type: "function", Function: f}
 	}
 	return out, nil
 }
@@ -79,8 +92,10 @@ func Anthropic(tools []Tool) ([]AnthropicTool, error) {
 	return out, nil
 }
 
-// inputSchema is t's input schema, or {"type":"object"} when it has none:
+// InputSchema is t's input schema, or {"type":"object"} when it has none:
 // every provider requires an object schema, and null is not one.
+func InputSchema(t Tool) json.RawMessage { return inputSchema(t) }
+
 func inputSchema(t Tool) json.RawMessage {
 	if s := present(t.InputSchema); s != nil {
 		return s

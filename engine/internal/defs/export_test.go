@@ -5,9 +5,18 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/codemode-dev/codemode/engine/internal/defs/strictcheck"
 )
 
-var exported = []Tool{createFrame, arrange}
+// tagged has no strict form: its tags are a map.
+var tagged = Tool{
+	Name:        "note.tag",
+	Description: "Set a note's tags.",
+	InputSchema: json.RawMessage(`{"type":"object","properties":{"noteId":{"type":"string"},"tags":{"type":"object","additionalProperties":{"type":"string"}}},"required":["noteId","tags"],"additionalProperties":false}`),
+}
+
+var exported = []Tool{createFrame, createStickyNote, arrange, tagged}
 
 func TestExportGolden(t *testing.T) {
 	openai, err := OpenAI(exported)
@@ -30,6 +39,35 @@ func TestExportGolden(t *testing.T) {
 			}
 			golden(t, file, b)
 		})
+	}
+}
+
+// TestOpenAIStrict: every tool with a strict form is exported with it and
+// marked strict; the others are sent as they are, strict false (not left
+// out: the Responses API takes a missing strict as true), with the reason.
+func TestOpenAIStrict(t *testing.T) {
+	out, err := OpenAI(exported)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, f := range out {
+		b, _ := json.Marshal(f)
+		switch f.Function.Name {
+		case "note-tag":
+			if f.Function.Strict || !strings.Contains(f.Function.NotStrict, "/properties/tags: additionalProperties admits members") {
+				t.Errorf("%s: strict %v, reason %q", f.Function.Name, f.Function.Strict, f.Function.NotStrict)
+			}
+			if !strings.Contains(string(b), `"strict":false`) || string(f.Function.Parameters) != string(exported[i].InputSchema) {
+				t.Errorf("%s: want the schema as it is and strict false: %s", f.Function.Name, b)
+			}
+		default:
+			if !f.Function.Strict || f.Function.NotStrict != "" || !strings.Contains(string(b), `"strict":true`) {
+				t.Errorf("%s: strict %v, reason %q", f.Function.Name, f.Function.Strict, f.Function.NotStrict)
+			}
+			if p := strictcheck.Check(f.Function.Parameters); len(p) > 0 {
+				t.Errorf("%s: %v", f.Function.Name, p)
+			}
+		}
 	}
 }
 
