@@ -26,10 +26,28 @@ type Decision struct {
 	Reason   string `json:"reason,omitempty"` // shown in the denied error's message
 }
 
-// Approver decides a set of pending calls at once, so a host can show a user
-// a whole batch (or a whole model step) in one prompt. It returns one decision
-// per request, in order. An error, or the wrong number of decisions, denies
-// every call of the set.
+// Approver decides a set of pending calls at once, so a host can show a
+// person several calls in one prompt. It returns one decision per request,
+// in order. An error, or the wrong number of decisions, denies every call of
+// the set.
+//
+// A set is every gated call that is known at one moment, asked before any
+// of them runs:
+//
+//   - Batch: all the batch's gated operations, before the batch starts.
+//   - HandleToolCalls: the step's direct calls and the operations of its
+//     batch calls, all in one set, before anything of the step runs.
+//   - Execute, and each execute_code call of a step: a script's calls are
+//     known only as it makes them, so they cannot join the step's set. The
+//     gated calls a script makes in one turn of its event loop (before it
+//     next waits, e.g. a Promise.all) form one set, asked when the turn
+//     ends; a later turn asks again. A step with an execute_code call
+//     therefore asks once for its direct and batch calls, then once per
+//     turn of each script that makes gated calls.
+//   - Call: a set of one.
+//
+// Calls sure to fail anyway (an unknown tool, arguments that fail
+// validation and hold no $ref placeholder) are not put to the Approver.
 type Approver interface {
 	Approve(ctx context.Context, reqs []ApprovalRequest) ([]Decision, error)
 }
@@ -67,6 +85,29 @@ func (a *approval) err(tool string) *Error {
 type pendingApproval struct {
 	req ApprovalRequest
 	out *approval
+}
+
+// gate is the approval pre-check, the one every front end uses when it
+// gathers a set ahead of running it (a batch, a model step, a turn of a
+// script) and prepare uses for a call that reaches it undecided: if c's tool
+// is gated and c can pass validation, gate gives c an approval to wait for
+// and returns the request that decides it. A call of an unknown tool or
+// with arguments that fail validation is not asked about: it fails before
+// approval anyway. skipValidation is for args that cannot be validated yet
+// (a batch operation's, holding $ref placeholders: asked about as written)
+// or already were (prepare).
+func (e *Engine) gate(c *call, skipValidation bool) (pendingApproval, bool) {
+	t, ok := e.tools[c.tool]
+	if !ok || !e.gated(&t.Tool) {
+		return pendingApproval{}, false
+	}
+	if !skipValidation {
+		if _, err := t.validate(c.args); err != nil {
+			return pendingApproval{}, false
+		}
+	}
+	c.approval = &approval{}
+	return pendingApproval{req: c.approvalRequest(t), out: c.approval}, true
 }
 
 // approve sends the set to the Approver in one request (after an

@@ -87,26 +87,17 @@ func (r *run) prepareBatch(req *BatchRequest, parentID, idPrefix string) (*batch
 func (b *batchExec) callID(i int) string { return b.idPrefix + strconv.Itoa(i) }
 
 // approvalSet lists the gated operations, to be decided together before the
-// batch starts. Args are as written: a $ref placeholder stands for a value
-// produced inside the batch. Calls sure to fail anyway (unknown tool, invalid
-// args) are not put to the Approver.
+// batch starts (see gate). Args are as written: a $ref placeholder stands
+// for a value produced inside the batch.
 func (b *batchExec) approvalSet() []pendingApproval {
 	var set []pendingApproval
 	for i := range b.p.ops {
 		op := &b.p.ops[i]
-		t, ok := b.r.eng.tools[op.Tool]
-		if !ok || !b.r.eng.gated(&t.Tool) {
-			continue
-		}
-		if op.tree == nil {
-			if _, err := t.validate(op.Args); err != nil {
-				continue
-			}
-		}
-		a := &approval{}
-		b.approvals[i] = a
 		c := call{id: b.callID(i), parentID: b.parentID, tool: op.Tool, args: op.Args}
-		set = append(set, pendingApproval{req: c.approvalRequest(t), out: a})
+		if p, ok := b.r.eng.gate(&c, op.tree != nil); ok {
+			b.approvals[i] = c.approval
+			set = append(set, p)
+		}
 	}
 	return set
 }

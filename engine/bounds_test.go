@@ -84,7 +84,7 @@ func TestHugeScriptErrorIsBoundedInResultAndModelText(t *testing.T) {
 		res := script(t, e, src)
 		checkBounded(t, src, res.Error, true)
 		text := res.ModelText()
-		if n := utf8.RuneCount(text); n > engine.DefaultScriptMaxOutputChars+errorBudget {
+		if n := utf8.RuneCountInString(text); n > engine.DefaultScriptMaxOutputChars+errorBudget {
 			t.Errorf("%s: ModelText of %d characters", src, n)
 		}
 	}
@@ -308,7 +308,7 @@ func TestEmptyLogLinesAreBounded(t *testing.T) {
 	if len(res.Logs) > 1000 || !res.Truncated {
 		t.Errorf("%d log lines kept, truncated %v", len(res.Logs), res.Truncated)
 	}
-	if n := utf8.RuneCount(res.ModelText()); n > 1000*16 {
+	if n := utf8.RuneCountInString(res.ModelText()); n > 1000*16 {
 		t.Errorf("ModelText of %d characters", n)
 	}
 }

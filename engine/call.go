@@ -122,16 +122,16 @@ func (r *run) prepare(ctx context.Context, c *call) (*registered, json.RawMessag
 		return nil, nil, err
 	}
 	if r.eng.gated(&t.Tool) {
-		a := c.approval
-		if a == nil || !a.decided {
-			a = &approval{}
-			r.approve(ctx, []pendingApproval{{req: c.approvalRequest(t), out: a}})
+		if c.approval == nil || !c.approval.decided {
+			// No decision made for a set ahead of time: a set of one, now.
+			p, _ := r.eng.gate(c, true) // validated above
+			r.approve(ctx, []pendingApproval{p})
 		}
 		if ctx.Err() != nil {
 			return nil, nil, causeOf(ctx) // canceled while waiting: not a refusal
 		}
-		if !a.approved {
-			return nil, nil, a.err(c.tool)
+		if !c.approval.approved {
+			return nil, nil, c.approval.err(c.tool)
 		}
 	}
 	return t, args, nil

@@ -10,16 +10,56 @@ import (
 
 // The shapes model APIs take tool definitions in. They are plain structs:
 // json.Marshal gives exactly the provider's format.
-type (
-	// MCPTool is a tool as MCP's tools/list returns it (dotted names kept).
-	MCPTool = defs.MCPTool
-	// OpenAITool is a tool for OpenAI's chat completions "tools" array.
-	OpenAITool = defs.OpenAITool
-	// OpenAIFunction is the function part of an OpenAITool.
-	OpenAIFunction = defs.OpenAIFunction
-	// AnthropicTool is a tool for Anthropic's messages API "tools" array.
-	AnthropicTool = defs.AnthropicTool
-)
+
+// MCPTool is a tool as MCP's tools/list returns it.
+type MCPTool struct {
+	// Name is the canonical name, dots kept ("board.getState").
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	// InputSchema is the tool's input schema as registered ({"type":
+	// "object"} when it had none).
+	InputSchema json.RawMessage `json:"inputSchema"`
+	// OutputSchema is left out when the tool has none.
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+	// Annotations are the MCP hints (readOnlyHint, ...), as JSON.
+	Annotations json.RawMessage `json:"annotations,omitempty"`
+}
+
+// OpenAITool is a tool for the "tools" array of OpenAI's Chat Completions
+// API.
+type OpenAITool struct {
+	// Type is always "function".
+	Type     string         `json:"type"`
+	Function OpenAIFunction `json:"function"`
+}
+
+// OpenAIFunction is the function part of an OpenAITool.
+type OpenAIFunction struct {
+	// Name is the tool's name in wire form (see WireName).
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	// Parameters is the input schema: in the form OpenAI's strict mode
+	// accepts when Strict is set (every property required, the optional
+	// ones nullable, additionalProperties false), else as registered.
+	Parameters json.RawMessage `json:"parameters"`
+	// Strict asks OpenAI to decode calls under Parameters exactly. It is
+	// always sent, true or false: the Responses API takes a missing strict
+	// as true.
+	Strict bool `json:"strict"`
+	// NotStrict says why Strict is false: the places in the input schema
+	// strict mode cannot express. It is not sent.
+	NotStrict string `json:"-"`
+}
+
+// AnthropicTool is a tool for the "tools" array of Anthropic's Messages API.
+type AnthropicTool struct {
+	// Name is the tool's name in wire form (see WireName).
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	// InputSchema is the tool's input schema as registered ({"type":
+	// "object"} when it had none).
+	InputSchema json.RawMessage `json:"input_schema"`
+}
 
 // Definitions is what a model is shown: every tool, then the meta-tools
 // (batch, execute_code). Meta-tool entries carry no Handler:
@@ -31,13 +71,15 @@ type Definitions struct {
 // ToolDefinitions returns the model-facing tool list. The batch meta-tool's
 // schema names the tools as an enum and, while the tool set is small (≤ 40
 // tools, ≤ 48 KiB of schemas), is a union keyed by tool name carrying each
-// tool's own argument schema, so a model under strict decoding can neither
-// misspell a tool nor malform its arguments.
+// tool's own argument schema, so a model under strict decoding (OpenAI's
+// strict mode: see Definitions.OpenAI) can neither misspell a tool nor
+// malform its arguments.
 func (e *Engine) ToolDefinitions() Definitions {
 	return Definitions{Tools: append(e.Tools(), e.meta...)}
 }
 
-// metaTools builds the meta-tool definitions for Build.
+// metaTools builds the meta-tool definitions for Build, and records where
+// the strict forms of the definitions made optional members nullable.
 func (e *Engine) metaTools() ([]Tool, error) {
 	if len(e.names) == 0 {
 		return nil, nil
@@ -58,7 +100,7 @@ func (e *Engine) metaTools() ([]Tool, error) {
 		TimeoutSeconds: e.cfg.Script.Timeout.D().Seconds(),
 		MaxOutputChars: e.cfg.Script.MaxOutputChars,
 	}
-	return []Tool{{
+	meta := []Tool{{
 		Name:        MetaBatch,
 		Description: defs.BatchDescription(opt),
 		InputSchema: schema,
@@ -68,7 +110,30 @@ func (e *Engine) metaTools() ([]Tool, error) {
 		Description: defs.ExecuteCodeDescription(code, e.Declarations()),
 		InputSchema: json.RawMessage(defs.ExecuteCodeSchema),
 		Annotations: Annotations{Title: "Run a script that calls the tools", OpenWorldHint: Bool(false)},
-	}}, nil
+	}}
+	e.planNulls(Definitions{Tools: append(in, meta...)})
+	return meta, nil
+}
+
+// planNulls records, per tool and meta-tool, where the OpenAI export's
+// strict form made an optional member nullable (see dropNulls).
+func (e *Engine) planNulls(d Definitions) {
+	e.nulls = map[string]*defs.Nulls{}
+	for _, t := range d.list() {
+		if n := defs.Strict(defs.InputSchema(t)).Nulls; n != nil {
+			e.nulls[t.Name] = n
+		}
+	}
+}
+
+// dropNulls takes out of a model's arguments for tool the nulls it sent for
+// optional members, as a model decoding under the strict form of the tool's
+// schema does for the members it leaves out. Only members optional in the
+// tool's schema, whose schema does not take null, are dropped: a call that
+// keeps such a null would fail validation anyway.
+func (e *Engine) dropNulls(tool string, args json.RawMessage) json.RawMessage {
+	out, _ := e.nulls[tool].Drop(args)
+	return out
 }
 
 // Declarations returns the TypeScript declarations scripts see: the global
@@ -96,14 +161,47 @@ func (d Definitions) list() []defs.Tool {
 }
 
 // MCP returns the definitions in MCP's shape.
-func (d Definitions) MCP() []MCPTool { return defs.MCP(d.list()) }
+func (d Definitions) MCP() []MCPTool {
+	in := defs.MCP(d.list())
+	out := make([]MCPTool, len(in))
+	for i, t := range in {
+		out[i] = MCPTool(t)
+	}
+	return out
+}
 
 // OpenAI returns the definitions in OpenAI's shape, names in wire form
-// (dots → '-'; see WireName). It fails only for names too long for OpenAI.
-func (d Definitions) OpenAI() ([]OpenAITool, error) { return defs.OpenAI(d.list()) }
+// (dots → '-'; see WireName), each marked strict with its input schema in
+// the strict form, or not strict with the reason in NotStrict where the
+// schema has no strict form (open objects, values of any type, keywords like
+// allOf, over strict mode's size limits). A model decoding under a strict
+// schema sends null for an optional argument it leaves out; HandleToolCalls
+// drops those nulls before the call is checked against the tool's own
+// schema. It fails only for names too long for OpenAI.
+func (d Definitions) OpenAI() ([]OpenAITool, error) {
+	in, err := defs.OpenAI(d.list())
+	if err != nil {
+		return nil, err
+	}
+	out := make([]OpenAITool, len(in))
+	for i, t := range in {
+		out[i] = OpenAITool{Type: t.Type, Function: OpenAIFunction(t.Function)}
+	}
+	return out, nil
+}
 
 // Anthropic returns the definitions in Anthropic's shape, names in wire form.
-func (d Definitions) Anthropic() ([]AnthropicTool, error) { return defs.Anthropic(d.list()) }
+func (d Definitions) Anthropic() ([]AnthropicTool, error) {
+	in, err := defs.Anthropic(d.list())
+	if err != nil {
+		return nil, err
+	}
+	out := make([]AnthropicTool, len(in))
+	for i, t := range in {
+		out[i] = AnthropicTool(t)
+	}
+	return out, nil
+}
 
 // WireName maps a canonical tool name to the form model APIs accept: OpenAI
 // and Anthropic forbid dots, so every '.' becomes '-'. Tool names never

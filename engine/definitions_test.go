@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -133,6 +134,41 @@ func TestOnlyBuiltMetaToolsAreReserved(t *testing.T) {
 	for _, name := range []string{engine.MetaBatch, engine.MetaExecuteCode} {
 		if _, err := engine.NewBuilder().Add(engine.Tool{Name: name, InputSchema: json.RawMessage(`{"type":"object"}`), Handler: noop}).Build(); err == nil {
 			t.Errorf("a tool named %q was accepted", name)
+		}
+	}
+}
+
+// TestDefinitionShapesAreEngineTypes: the export shapes are structs of
+// package engine, so go doc shows their fields, and they marshal to the
+// providers' formats.
+func TestDefinitionShapesAreEngineTypes(t *testing.T) {
+	const pkg = "github.com/codemode-dev/codemode/engine"
+	for _, v := range []any{engine.MCPTool{}, engine.OpenAITool{}, engine.OpenAIFunction{}, engine.AnthropicTool{}} {
+		typ := reflect.TypeOf(v)
+		if typ.PkgPath() != pkg || typ.Kind() != reflect.Struct {
+			t.Errorf("%v is declared in %s, want %s", typ, typ.PkgPath(), pkg)
+		}
+	}
+	d := engine.Definitions{Tools: []engine.Tool{{Name: "board.get", Description: "Get.", InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
+		Annotations: engine.Annotations{ReadOnlyHint: true}}}}
+	oa, err := d.OpenAI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	an, err := d.Anthropic()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		v    any
+		want string
+	}{
+		{d.MCP(), `[{"name":"board.get","description":"Get.","inputSchema":{"type":"object","properties":{},"additionalProperties":false},"annotations":{"readOnlyHint":true,"idempotentHint":false}}]`},
+		{oa, `[{"type":"function","function":{"name":"board-get","description":"Get.","parameters":{"type":"object","properties":{},"required":[],"additionalProperties":false},"strict":true}}]`},
+		{an, `[{"name":"board-get","description":"Get.","input_schema":{"type":"object","properties":{},"additionalProperties":false}}]`},
+	} {
+		if b, _ := json.Marshal(tc.v); string(b) != tc.want {
+			t.Errorf("got  %s\nwant %s", b, tc.want)
 		}
 	}
 }

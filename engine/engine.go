@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/codemode-dev/codemode/engine/internal/defs"
 	"github.com/codemode-dev/codemode/engine/internal/schema"
 )
 
@@ -17,7 +18,8 @@ type Engine struct {
 	obs      Observer // nil: no observers, no event work at all
 	approver Approver // nil: approvals off
 	policy   ApprovalPolicy
-	meta     []Tool // meta-tool definitions, built once
+	meta     []Tool                 // meta-tool definitions, built once
+	nulls    map[string]*defs.Nulls // where strict definitions made optional members nullable
 	runner   ScriptRunner
 }
 

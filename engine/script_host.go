@@ -10,8 +10,9 @@ import (
 )
 
 // scriptHost runs a script's tool calls for the sandbox: every call goes
-// through run.invoke, like a batch operation; gated calls made in the same
-// turn of the script (a Promise.all fan-out) go to the Approver as one set.
+// through run.invoke, like a batch operation; the gated calls made in the
+// same turn of the script's event loop (a Promise.all fan-out) go to the
+// Approver as one set when the turn ends.
 type scriptHost struct {
 	r                  *run
 	ctx                context.Context
@@ -60,22 +61,16 @@ func (h *scriptHost) Start(calls []*js.Call) {
 	cs := make([]*call, len(calls))
 	for i, c := range calls {
 		cs[i] = &call{id: h.idPrefix + strconv.Itoa(c.Index), parentID: h.parentID, tool: c.Tool, args: c.Args}
-		t, ok := e.tools[c.Tool]
-		if !ok || !e.gated(&t.Tool) {
-			if alone {
-				h.inline(c, cs[i])
-			} else {
-				h.dispatch(c, cs[i])
-			}
-			continue
+		p, ok := e.gate(cs[i], false)
+		switch {
+		case ok:
+			set = append(set, p)
+			gated = append(gated, i)
+		case alone:
+			h.inline(c, cs[i])
+		default:
+			h.dispatch(c, cs[i])
 		}
-		if _, err := t.validate(c.Args); err != nil {
-			h.dispatch(c, cs[i]) // fails in validation; nothing to approve
-			continue
-		}
-		cs[i].approval = &approval{}
-		set = append(set, pendingApproval{req: cs[i].approvalRequest(t), out: cs[i].approval})
-		gated = append(gated, i)
 	}
 	if len(set) == 0 {
 		return

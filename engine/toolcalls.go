@@ -36,12 +36,22 @@ type ToolCallResult struct {
 // HandleToolCalls runs the native tool calls of one model step as one run.
 // Calls run concurrently (up to maxConcurrency at once); a call of the batch
 // meta-tool is unwrapped into its operations, which are calls of their own
-// (own events and results, parentId = the batch call's id). Every gated call
-// of the step — direct or inside a batch — goes to the Approver in one set
-// before anything runs; denied calls fail with denied and the rest still run.
-// An execute_code call runs its script (its calls have parentId = the
-// execute_code call's id; gated ones are approved as the script makes them)
-// and returns the script's model-facing rendering, never its call trace.
+// (own events and results, parentId = the batch call's id).
+//
+// Approvals: the step's gated direct calls and batch operations go to the
+// Approver as one set before anything of the step runs; denied calls fail
+// with denied and the rest still run. An execute_code call runs its script
+// after that set is decided; the script's calls (parentId = the
+// execute_code call's id) are known only as it makes them, so its gated
+// calls are asked about in sets of their own, one per turn of the script's
+// event loop (see Approver). Its result is the script's model-facing
+// rendering (ExecuteResult.ModelText), never its call trace.
+//
+// A model decoding under the strict form of a tool's schema (see
+// Definitions.OpenAI) sends null for each optional argument it leaves out;
+// those nulls are dropped before the call is checked and approved, in
+// direct calls and in batch operations alike.
+//
 // Results come back in the order of calls, each with its provider call id.
 func (e *Engine) HandleToolCalls(ctx context.Context, calls []ToolCall) []ToolCallResult {
 	r := e.startRun(ctx, RunToolCalls)
@@ -62,7 +72,11 @@ func (e *Engine) HandleToolCalls(ctx context.Context, calls []ToolCall) []ToolCa
 		case err != nil:
 		case name == MetaBatch:
 			var req BatchRequest
-			if req, err = parseBatchRequest(args); err == nil {
+			if req, err = parseBatchRequest(e.dropNulls(MetaBatch, args)); err == nil {
+				for j := range req.Operations {
+					op := &req.Operations[j]
+					op.Args = e.dropNulls(op.Tool, op.Args)
+				}
 				batches[i], err = r.prepareBatch(&req, tc.ID, tc.ID+"/")
 			}
 			if err == nil {
@@ -76,13 +90,10 @@ func (e *Engine) HandleToolCalls(ctx context.Context, calls []ToolCall) []ToolCa
 		case reserved[name]:
 			err = Errorf(CodeUnknownTool, "%q is not enabled on this engine", name)
 		default:
-			c := &call{id: tc.ID, parentID: r.id, tool: name, args: args}
+			c := &call{id: tc.ID, parentID: r.id, tool: name, args: e.dropNulls(name, args)}
 			direct[i] = c
-			if t, ok := e.tools[name]; ok && e.gated(&t.Tool) {
-				if _, verr := t.validate(args); verr == nil {
-					c.approval = &approval{}
-					set = append(set, pendingApproval{req: c.approvalRequest(t), out: c.approval})
-				}
+			if p, ok := e.gate(c, false); ok {
+				set = append(set, p)
 			}
 		}
 		seen[tc.ID] = true
@@ -108,7 +119,7 @@ func (e *Engine) HandleToolCalls(ctx context.Context, calls []ToolCall) []ToolCa
 		case scripts[i] != nil:
 			step.wg.Go(func() {
 				res := r.execute(ctx, scripts[i], calls[i].ID, calls[i].ID+"/")
-				results[i].Content, results[i].IsError, results[i].Script = res.ModelText(), !res.Success, res
+				results[i].Content, results[i].IsError, results[i].Script = json.RawMessage(res.ModelText()), !res.Success, res
 				results[i].Error = res.Error
 			})
 		case direct[i] != nil:
