@@ -2,7 +2,8 @@
 // (build it with scripts/build-wasm-tools.sh, then run with
 // --wasm-dir tools/wasm/build). The script only says what is connected to
 // what; the layout tool decides where each box goes, and the connectors use
-// the ids the create calls returned.
+// the ids the create calls returned. The frame goes to the right of whatever
+// the board holds already.
 type Kind = "ellipse" | "rectangle" | "diamond";
 type Step = { key: string; kind: Kind; text: string };
 
@@ -42,9 +43,13 @@ const layout = await tools.graph.layout({
   y: 100,
 });
 
+// Draw to the right of whatever is on the board already.
+const { objects: existing } = await tools.getBoardState({});
+const drawn = existing.filter((o) => o.type !== "connector");
+const left = drawn.length ? Math.max(...drawn.map((o) => o.x + o.width)) + 100 : 0;
 const frame = await tools.createFrame({
   title: input?.title ?? "Release pipeline",
-  x: 0, y: 0, width: layout.width + 80, height: layout.height + 140,
+  x: left, y: 0, width: layout.width + 80, height: layout.height + 140,
 });
 const colors: Record<Kind, string> = { ellipse: "green", rectangle: "blue", diamond: "orange" };
 
@@ -53,7 +58,7 @@ const shapes = await Promise.all(
   layout.nodes.map((n, i) =>
     tools.createShape({
       type: steps[i].kind, text: steps[i].text, color: colors[steps[i].kind],
-      x: n.x, y: n.y, width: n.width, height: n.height, parentId: frame.id,
+      x: left + n.x, y: n.y, width: n.width, height: n.height, parentId: frame.id,
     }),
   ),
 );

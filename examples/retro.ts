@@ -1,17 +1,23 @@
 // Sprint 42 retrospective: one frame holding three colored sections
 // (Went well / To improve / Actions), each a header with sticky notes below.
 // Frames cannot nest, so the sections are header shapes inside the one frame.
+// It is drawn to the right of whatever the board holds already.
 const sections = [
   { title: "Went well", color: "green", notes: ["Shipped onboarding v2", "Pairing fixed the flaky tests", "Reviews within a day"] },
   { title: "To improve", color: "pink", notes: ["Too many meetings", "Staging was down twice"] },
   { title: "Actions", color: "blue", notes: ["Cap meetings at 30 min", "Health check for staging", "Rotate the on-call buddy"] },
 ] as const;
 
+// Draw to the right of whatever is on the board already.
+const { objects: existing } = await tools.getBoardState({});
+const drawn = existing.filter((o) => o.type !== "connector");
+const left = drawn.length ? Math.max(...drawn.map((o) => o.x + o.width)) + 100 : 0;
+
 const colWidth = 240, noteHeight = 100, gap = 20;
 const rows = Math.max(...sections.map((s) => s.notes.length));
 const frame = await tools.createFrame({
   title: "Sprint 42 retro",
-  x: 0,
+  x: left,
   y: 0,
   width: sections.length * colWidth + gap,
   height: 140 + rows * (noteHeight + gap),

@@ -1,6 +1,7 @@
 // SWOT analysis: a title, then a 2x2 grid of frames with one note per item.
 // input (optional): { topic, strengths, weaknesses, opportunities, threats };
-// without input, draw an example.
+// without input, draw an example. It is drawn to the right of whatever the
+// board holds already.
 type Swot = { topic?: string; strengths?: string[]; weaknesses?: string[]; opportunities?: string[]; threats?: string[] };
 const example: Swot = {
   topic: "Launch of product X",
@@ -19,6 +20,11 @@ const quadrants = [
   { title: "Threats", color: "orange", items: args.threats ?? [] },
 ];
 
+// Draw to the right of whatever is on the board already.
+const { objects: existing } = await tools.getBoardState({});
+const drawn = existing.filter((o) => o.type !== "connector");
+const left = drawn.length ? Math.max(...drawn.map((o) => o.x + o.width)) + 100 : 0;
+
 // Two notes per row; size every frame for the fullest quadrant.
 const noteW = 200, noteH = 100, gap = 20;
 const rows = Math.max(1, ...quadrants.map((q) => Math.ceil(q.items.length / 2)));
@@ -26,9 +32,9 @@ const frameW = 2 * noteW + 3 * gap, frameH = 60 + rows * (noteH + gap);
 
 // The title and the four frames do not depend on each other.
 const [title, ...frames] = await Promise.all([
-  tools.createShape({ type: "rectangle", text: `SWOT: ${topic}`, x: 0, y: 0, width: 2 * frameW + gap, height: 60 }),
+  tools.createShape({ type: "rectangle", text: `SWOT: ${topic}`, x: left, y: 0, width: 2 * frameW + gap, height: 60 }),
   ...quadrants.map((q, i) =>
-    tools.createFrame({ title: q.title, x: (i % 2) * (frameW + gap), y: 80 + Math.floor(i / 2) * (frameH + gap), width: frameW, height: frameH, color: q.color }),
+    tools.createFrame({ title: q.title, x: left + (i % 2) * (frameW + gap), y: 80 + Math.floor(i / 2) * (frameH + gap), width: frameW, height: frameH, color: q.color }),
   ),
 ]);
 
