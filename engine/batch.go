@@ -1,12 +1,10 @@
 package engine
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"strings"
+
+	"github.com/codemode-dev/codemode/internal/strictjson"
 )
 
 // ExecutionMode says how a batch runs its operations.
@@ -83,8 +81,10 @@ type OperationResult struct {
 	ElapsedMS float64 `json:"elapsed_ms"`
 }
 
-// ParseBatchRequest decodes a batch request strictly: unknown fields, a
-// wrong type or trailing data are bad_request errors naming the problem.
+// ParseBatchRequest decodes a batch request strictly and checks it: trailing
+// data, unknown fields, values of the wrong type, limits that are not
+// positive and an invalid shape (no operations, a bad or duplicate label)
+// are all reported at once, in one bad_request *Error.
 func ParseBatchRequest(data []byte) (BatchRequest, error) {
 	req, err := parseBatchRequest(data)
 	if err != nil {
@@ -95,88 +95,59 @@ func ParseBatchRequest(data []byte) (BatchRequest, error) {
 
 func parseBatchRequest(data []byte) (BatchRequest, *Error) {
 	var req BatchRequest
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
-		return BatchRequest{}, badJSON(err)
+	p := strictjson.Decode(data, &req)
+	if !p.Broken() {
+		req.problems(p)
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return BatchRequest{}, Errorf(CodeBadRequest, "malformed batch request: unexpected data after the JSON object")
+	if err := problemsError("", p); err != nil {
+		return BatchRequest{}, err
 	}
 	return req, nil
 }
 
-// badJSON words a decoding error for a person: where it went wrong and why.
-func badJSON(err error) *Error {
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &syn):
-		return Errorf(CodeBadRequest, "malformed JSON at byte %d: %v", syn.Offset, err)
-	case errors.As(err, &typ):
-		field := typ.Field
-		if field == "" {
-			field = "the request"
-		}
-		return Errorf(CodeBadRequest, "malformed batch request: %s must be %s, not %s", field, typeName(typ.Type.String()), typ.Value)
-	case errors.Is(err, io.EOF):
-		return Errorf(CodeBadRequest, "malformed batch request: empty input")
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return Errorf(CodeBadRequest, "malformed JSON: unexpected end of input")
-	}
-	msg := err.Error()
-	msg = strings.TrimPrefix(msg, "json: ")
-	return Errorf(CodeBadRequest, "malformed batch request: %s", msg)
-}
-
-func typeName(goType string) string {
-	switch {
-	case strings.HasPrefix(goType, "[]"):
-		return "an array"
-	case strings.HasPrefix(goType, "int"), strings.HasPrefix(goType, "float"), goType == "engine.Duration":
-		return "a number"
-	case goType == "string", goType == "engine.ExecutionMode":
-		return "a string"
-	case goType == "bool":
-		return "a boolean"
-	}
-	return "an object"
-}
-
-// check validates the request's shape: mode, labels, counts. Limits are
-// applied by the caller.
+// check validates a request's shape (mode, limits, labels), every problem at
+// once. Limits are applied by the caller.
 func (req *BatchRequest) check() *Error {
+	var p strictjson.Problems
+	req.problems(&p)
+	return problemsError("", &p)
+}
+
+func (req *BatchRequest) problems(p *strictjson.Problems) {
 	switch req.ExecutionMode {
 	case "", Parallel, Sequential:
 	default:
-		return Errorf(CodeBadRequest, "executionMode must be %q or %q, not %s", Parallel, Sequential, quote(string(req.ExecutionMode)))
+		p.Addf("executionMode", "must be %q or %q, not %s", Parallel, Sequential, quote(string(req.ExecutionMode)))
 	}
 	if len(req.Operations) == 0 {
-		return Errorf(CodeBadRequest, "operations must list at least one operation")
+		p.Addf("operations", "must list at least one operation")
 	}
-	if req.Timeout < 0 {
-		return Errorf(CodeBadRequest, "timeout must be positive")
-	}
-	if s := req.SafetyLimits; s != nil && (s.MaxOperations < 0 || s.MaxAggregateChars < 0 || s.MaxConcurrency < 0 || s.MaxResultChars < 0) {
-		return Errorf(CodeBadRequest, "safetyLimits must be positive")
+	positive(p, "timeout", req.Timeout)
+	if s := req.SafetyLimits; s != nil {
+		positive(p, "safetyLimits.maxOperations", s.MaxOperations)
+		positive(p, "safetyLimits.maxAggregateChars", s.MaxAggregateChars)
+		positive(p, "safetyLimits.maxConcurrency", s.MaxConcurrency)
+		positive(p, "safetyLimits.maxResultChars", s.MaxResultChars)
 	}
 	seen := make(map[string]int)
 	for i, op := range req.Operations {
+		at := strictjson.Index("operations", i)
 		if op.Tool == "" {
-			return Errorf(CodeBadRequest, "operation %d has no tool", i)
+			p.Addf(at+".tool", "missing: the operation names no tool")
 		}
 		if op.Label == "" {
 			continue
 		}
 		if !validLabel(op.Label) {
-			return Errorf(CodeBadRequest, "operation %d: label %s must be letters, digits, '_' or '-', starting with a letter or '_'", i, quote(op.Label))
+			p.Addf(at+".label", "label %s must be letters, digits, '_' or '-', starting with a letter or '_'", quote(op.Label))
+			continue
 		}
 		if j, dup := seen[op.Label]; dup {
-			return Errorf(CodeBadRequest, "operations %d and %d share the label %s", j, i, quote(op.Label))
+			p.Addf(at+".label", "operations %d and %d share the label %s", j, i, quote(op.Label))
+			continue
 		}
 		seen[op.Label] = i
 	}
-	return nil
 }
 
 func validLabel(s string) bool {
@@ -202,27 +173,26 @@ func (m ExecutionMode) orDefault() ExecutionMode {
 func (e *Engine) limitsFor(req *BatchRequest) (Limits, []string) {
 	l := e.cfg.Limits
 	var warn []string
-	tighten := func(name string, cur *int, asked int) {
-		switch {
-		case asked <= 0:
-		case asked > *cur:
-			warn = append(warn, fmt.Sprintf("safetyLimits.%s %d exceeds the configured limit; using %d", name, asked, *cur))
-		default:
-			*cur = asked
-		}
-	}
 	if s := req.SafetyLimits; s != nil {
-		tighten("maxOperations", &l.MaxOperations, s.MaxOperations)
-		tighten("maxConcurrency", &l.MaxConcurrency, s.MaxConcurrency)
-		tighten("maxResultChars", &l.MaxResultChars, s.MaxResultChars)
-		tighten("maxAggregateChars", &l.MaxAggregateChars, s.MaxAggregateChars)
+		tighten(&warn, "safetyLimits.maxOperations", &l.MaxOperations, s.MaxOperations)
+		tighten(&warn, "safetyLimits.maxConcurrency", &l.MaxConcurrency, s.MaxConcurrency)
+		tighten(&warn, "safetyLimits.maxResultChars", &l.MaxResultChars, s.MaxResultChars)
+		tighten(&warn, "safetyLimits.maxAggregateChars", &l.MaxAggregateChars, s.MaxAggregateChars)
 	}
-	if req.Timeout > 0 {
-		if req.Timeout > l.BatchTimeout {
-			warn = append(warn, fmt.Sprintf("timeout %v exceeds the configured batch timeout; using %v", req.Timeout.D(), l.BatchTimeout.D()))
-		} else {
-			l.BatchTimeout = req.Timeout
-		}
-	}
+	tighten(&warn, "timeout", &l.BatchTimeout, req.Timeout)
 	return l, warn
+}
+
+// tighten applies a limit a request asked for to the configured one, cur: a
+// request may only tighten. 0 (or less: the request was checked) asks for
+// nothing; more than cur keeps cur and adds a warning. Batches and scripts
+// both tighten with it.
+func tighten[T ~int | ~int64](warn *[]string, name string, cur *T, asked T) {
+	switch {
+	case asked <= 0:
+	case asked > *cur:
+		*warn = append(*warn, fmt.Sprintf("%s %v exceeds the configured limit; using %v", name, asked, *cur))
+	default:
+		*cur = asked
+	}
 }

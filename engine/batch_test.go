@@ -97,7 +97,7 @@ func TestBatchRejectedBeforeAnythingRuns(t *testing.T) {
 		"no tool":         {`{"operations":[{"args":{}}]}`, engine.CodeBadRequest, "no tool"},
 		"bad mode":        {`{"executionMode":"fast","operations":[{"tool":"add"}]}`, engine.CodeBadRequest, "executionMode"},
 		"unknown field":   {`{"operations":[{"tool":"add"}],"stopOnEror":true}`, engine.CodeBadRequest, "stopOnEror"},
-		"wrong type":      {`{"operations":{"tool":"add"}}`, engine.CodeBadRequest, "operations must be an array"},
+		"wrong type":      {`{"operations":{"tool":"add"}}`, engine.CodeBadRequest, "operations: want an array, got an object"},
 		"bad json":        {`{"operations":[`, engine.CodeBadRequest, "malformed JSON"},
 		"trailing":        {`{"operations":[{"tool":"add"}]} {}`, engine.CodeBadRequest, "after the JSON"},
 		"too many": {`{"safetyLimits":{"maxOperations":2},"operations":[{"tool":"add"},{"tool":"add"},{"tool":"add"}]}`,

@@ -2,10 +2,11 @@ package engine
 
 import (
 	"errors"
-	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/codemode-dev/codemode/engine/internal/schema"
+	"github.com/codemode-dev/codemode/internal/strictjson"
 )
 
 // Builder collects tools and options; Build compiles them into an immutable
@@ -75,7 +76,9 @@ const (
 
 // Build validates every tool (name, schema, handler) and the configuration,
 // compiles the input schemas, and returns the Engine. It reports all problems
-// at once.
+// at once, as one bad_request *Error whose message lists them separated by
+// "; " and which unwraps (errors.Unwrap) to an errors.Join of one *Error per
+// problem. A problem about a tool names its Origin when it has one.
 func (b *Builder) Build() (*Engine, error) {
 	e := &Engine{
 		tools:    make(map[string]*registered, len(b.tools)),
@@ -94,36 +97,49 @@ func (b *Builder) Build() (*Engine, error) {
 		e.obs = Observers(b.observers...)
 	}
 	var errs []error
+	var msgs []string
+	bad := func(format string, args ...any) {
+		err := Errorf(CodeBadRequest, format, args...)
+		errs, msgs = append(errs, err), append(msgs, err.Message)
+	}
 	for i := range b.tools {
 		t := b.tools[i]
 		if err := t.check(); err != nil {
-			errs = append(errs, err)
+			bad("%v%s", err, originNote(t.Origin, "from "))
 			continue
 		}
 		if reserved[t.Name] {
-			errs = append(errs, fmt.Errorf("tool name %q is reserved for the engine's meta-tool", t.Name))
+			bad("tool name %q%s is reserved for the engine's meta-tool", t.Name, originFrom(t.Origin))
 			continue
 		}
-		if _, dup := e.tools[t.Name]; dup {
-			errs = append(errs, fmt.Errorf("tool %q added twice", t.Name))
+		if first, dup := e.tools[t.Name]; dup {
+			bad("tool %q%s is already defined%s", t.Name, originFrom(t.Origin), originNote(first.Origin, ""))
 			continue
 		}
 		s, err := schema.Compile(t.InputSchema)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("tool %q: input schema: %v", t.Name, err))
+			bad("tool %q%s: input schema: %v", t.Name, originFrom(t.Origin), err)
 			continue
 		}
 		e.tools[t.Name] = &registered{Tool: t, schema: s}
 		e.names = append(e.names, t.Name)
 	}
-	errs = append(errs, e.cfg.check(e.tools)...)
+	var p strictjson.Problems
+	e.cfg.problems(&p)
+	e.cfg.toolProblems(&p, e.tools, e.names)
+	for _, q := range p.List() {
+		bad("config: %v", q)
+	}
+	if more := p.Len() - len(p.List()); more > 0 {
+		bad("config: and %d more problems", more)
+	}
 	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+		return nil, (&Error{Code: CodeBadRequest, Message: strings.Join(msgs, "; "), cause: errors.Join(errs...)}).bounded()
 	}
 	sort.Strings(e.names)
 	meta, err := e.metaTools()
 	if err != nil {
-		return nil, err
+		return nil, WrapError(CodeBadRequest, err)
 	}
 	e.meta = meta
 	for name, r := range e.tools {
@@ -139,4 +155,20 @@ func (b *Builder) Build() (*Engine, error) {
 		}
 	}
 	return e, nil
+}
+
+// originFrom is " from ORIGIN" for a tool's origin, or "".
+func originFrom(origin string) string {
+	if origin == "" {
+		return ""
+	}
+	return " from " + origin
+}
+
+// originNote is " (PREFIX ORIGIN)" for a tool's origin, or "".
+func originNote(origin, prefix string) string {
+	if origin == "" {
+		return ""
+	}
+	return " (" + prefix + origin + ")"
 }

@@ -1,19 +1,25 @@
 package engine
 
 import (
-	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/codemode-dev/codemode/internal/strictjson"
+	"github.com/codemode-dev/codemode/internal/suggest"
+	"github.com/codemode-dev/codemode/sandbox/js"
 )
 
 // Limits bound a batch or a step of native tool calls. Zero fields mean
-// "use the default" in a Config, and "not set" in a request.
+// "use the default" in a Config built in Go, and "not set" in a request; in
+// JSON a limit that is given must be positive (see docs/config.md).
 type Limits struct {
 	MaxOperations     int      `json:"maxOperations,omitempty"`     // operations in one batch
 	MaxConcurrency    int      `json:"maxConcurrency,omitempty"`    // calls running at once
@@ -30,7 +36,8 @@ type ToolLimits struct {
 }
 
 // ScriptLimits bound a code-mode run. Zero fields mean "use the default" in a
-// Config, and "not set" in a request, which may only tighten them.
+// Config built in Go, and "not set" in a request, which may only tighten them;
+// in JSON a limit that is given must be positive.
 type ScriptLimits struct {
 	Timeout        Duration `json:"timeout,omitempty"`        // wall time, not counting approval waits
 	MaxToolCalls   int      `json:"maxToolCalls,omitempty"`   // tool calls per run
@@ -55,7 +62,8 @@ type Config struct {
 	ApprovalTimeout Duration `json:"approvalTimeout,omitempty"`
 }
 
-// Defaults of the contract.
+// Defaults of the contract. A script's are the sandbox's own (sandbox/js),
+// so that the two cannot drift apart.
 const (
 	DefaultMaxOperations     = 100
 	DefaultMaxConcurrency    = 8
@@ -65,13 +73,13 @@ const (
 	DefaultMaxAggregateChars = 200_000
 	DefaultApprovalTimeout   = 5 * time.Minute
 
-	DefaultScriptTimeout        = 30 * time.Second
-	DefaultScriptMaxToolCalls   = 200
+	DefaultScriptTimeout        = js.DefaultTimeout
+	DefaultScriptMaxToolCalls   = js.DefaultMaxToolCalls
 	DefaultScriptMaxConcurrency = 8
-	DefaultScriptMaxOutputChars = 50_000
-	DefaultScriptMaxCodeBytes   = 64 << 10
-	DefaultScriptMaxMemoryBytes = 256 << 20
-	DefaultScriptMaxCallDepth   = 1000
+	DefaultScriptMaxOutputChars = js.DefaultMaxOutputChars
+	DefaultScriptMaxCodeBytes   = js.DefaultMaxCodeBytes
+	DefaultScriptMaxMemoryBytes = js.DefaultMaxMemoryBytes
+	DefaultScriptMaxCallDepth   = js.DefaultMaxCallDepth
 )
 
 // DefaultConfig returns the contract's defaults.
@@ -127,109 +135,218 @@ func fill[T comparable](p *T, def T) {
 	}
 }
 
-// check reports negative limits and overrides for tools that do not exist,
-// every one of them, in a stable order.
-func (c Config) check(tools map[string]*registered) []error {
-	var errs []error
-	l := c.Limits
-	for _, f := range []struct {
-		name string
-		v    int64
-	}{
-		{"maxOperations", int64(l.MaxOperations)}, {"maxConcurrency", int64(l.MaxConcurrency)},
-		{"callTimeout", int64(l.CallTimeout)}, {"batchTimeout", int64(l.BatchTimeout)},
-		{"maxResultChars", int64(l.MaxResultChars)}, {"maxAggregateChars", int64(l.MaxAggregateChars)},
-		{"script.timeout", int64(c.Script.Timeout)}, {"script.maxToolCalls", int64(c.Script.MaxToolCalls)},
-		{"script.maxConcurrency", int64(c.Script.MaxConcurrency)}, {"script.maxOutputChars", int64(c.Script.MaxOutputChars)},
-		{"script.maxCodeBytes", int64(c.Script.MaxCodeBytes)}, {"script.maxMemoryBytes", c.Script.MaxMemoryBytes},
-		{"script.maxCallDepth", int64(c.Script.MaxCallDepth)},
-	} {
-		if f.v < 0 {
-			name := "limits." + f.name
-			if strings.HasPrefix(f.name, "script.") {
-				name = f.name
-			}
-			errs = append(errs, fmt.Errorf("config: %s must not be negative", name))
-		}
+// problems adds the configuration's own problems to p: every limit must be
+// positive. A zero limit means the default in Go, but in a document it was
+// written as 0 (p.Given), which is no limit codemode can use. Paths follow
+// strictjson's notation: limits.maxOperations, tools["graph.layout"].timeout.
+func (c *Config) problems(p *strictjson.Problems) {
+	l := &c.Limits
+	positive(p, "limits.maxOperations", l.MaxOperations)
+	positive(p, "limits.maxConcurrency", l.MaxConcurrency)
+	positive(p, "limits.callTimeout", l.CallTimeout)
+	positive(p, "limits.batchTimeout", l.BatchTimeout)
+	positive(p, "limits.maxResultChars", l.MaxResultChars)
+	positive(p, "limits.maxAggregateChars", l.MaxAggregateChars)
+	c.Script.problems(p, "script")
+	positive(p, "approvalTimeout", c.ApprovalTimeout)
+	for _, name := range slices.Sorted(maps.Keys(c.Tools)) {
+		t, at := c.Tools[name], strictjson.Member("tools", name)
+		positive(p, strictjson.Member(at, "timeout"), t.Timeout)
+		positive(p, strictjson.Member(at, "maxResultChars"), t.MaxResultChars)
 	}
-	if c.ApprovalTimeout < 0 {
-		errs = append(errs, fmt.Errorf("config: approvalTimeout must not be negative"))
-	}
-	names := make([]string, 0, len(c.Tools))
-	for name := range c.Tools {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	for _, name := range names {
-		t := c.Tools[name]
-		if _, ok := tools[name]; !ok {
-			errs = append(errs, fmt.Errorf("config: tools.%s: no such tool", name))
-		}
-		if t.Timeout < 0 || t.MaxResultChars < 0 {
-			errs = append(errs, fmt.Errorf("config: tools.%s: limits must not be negative", name))
-		}
-	}
-	return errs
 }
 
-// LoadConfig reads a JSON config file. Unknown fields are errors, so a typo
-// in a limit's name cannot silently leave the default in force. Missing fields
-// keep their defaults.
+// problems adds the problems of script limits at path (in a config, or in a
+// request) to p.
+func (s *ScriptLimits) problems(p *strictjson.Problems, path string) {
+	positive(p, strictjson.Member(path, "timeout"), s.Timeout)
+	positive(p, strictjson.Member(path, "maxToolCalls"), s.MaxToolCalls)
+	positive(p, strictjson.Member(path, "maxConcurrency"), s.MaxConcurrency)
+	positive(p, strictjson.Member(path, "maxOutputChars"), s.MaxOutputChars)
+	positive(p, strictjson.Member(path, "maxCodeBytes"), s.MaxCodeBytes)
+	positive(p, strictjson.Member(path, "maxMemoryBytes"), s.MaxMemoryBytes)
+	positive(p, strictjson.Member(path, "maxCallDepth"), s.MaxCallDepth)
+}
+
+// positive adds a problem for a limit that is negative, or that a document
+// gave as 0.
+func positive[T ~int | ~int64](p *strictjson.Problems, path string, v T) {
+	if v < 0 || (v == 0 && p.Given(path)) {
+		p.Addf(path, "%s", strictjson.NotPositive(fmt.Sprint(v)))
+	}
+}
+
+// toolProblems reports the overrides for tools the engine does not have.
+func (c *Config) toolProblems(p *strictjson.Problems, tools map[string]*registered, names []string) {
+	for _, name := range slices.Sorted(maps.Keys(c.Tools)) {
+		if _, ok := tools[name]; ok {
+			continue
+		}
+		msg := "no such tool"
+		if s := suggest.Names(name, names); len(s) > 0 {
+			msg += fmt.Sprintf(" (did you mean %q?)", s[0])
+		}
+		p.Addf(strictjson.Member("tools", name), "%s", msg)
+	}
+}
+
+// LoadConfig reads a JSON config file; see ParseConfig. Its errors are
+// bad_request *Errors naming the file.
 func LoadConfig(path string) (Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return Config{}, err
+		return Config{}, WrapError(CodeBadRequest, err)
 	}
-	cfg, err := ParseConfig(data)
-	if err != nil {
-		return Config{}, fmt.Errorf("%s: %w", path, err)
+	cfg, p := parseConfig(data)
+	if err := problemsError("config "+path+": ", p); err != nil {
+		return Config{}, err
 	}
 	return cfg, nil
 }
 
-// ParseConfig parses a JSON config document; see LoadConfig.
+// ParseConfig parses a JSON config document strictly: trailing data, unknown
+// fields (so a typo in a limit's name cannot silently leave the default in
+// force), values of the wrong type and limits that are not positive are
+// errors, all of them reported at once in one bad_request *Error. Missing
+// fields keep their defaults.
 func ParseConfig(data []byte) (Config, error) {
+	cfg, p := parseConfig(data)
+	if err := problemsError("config: ", p); err != nil {
+		return Config{}, err
+	}
+	return cfg, nil
+}
+
+func parseConfig(data []byte) (Config, *strictjson.Problems) {
 	var cfg Config
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&cfg); err != nil {
-		return Config{}, fmt.Errorf("config: %w", err)
+	p := strictjson.Decode(data, &cfg)
+	if !p.Broken() {
+		cfg.problems(p)
 	}
-	if dec.More() {
-		return Config{}, fmt.Errorf("config: unexpected data after the JSON object")
+	return cfg.withDefaults(), p
+}
+
+// problemsError is one bad_request *Error listing every problem of p after
+// prefix, or nil when there is none. It unwraps to the problems.
+func problemsError(prefix string, p *strictjson.Problems) *Error {
+	err := p.Err()
+	if err == nil {
+		return nil
 	}
-	return cfg.withDefaults(), nil
+	return (&Error{Code: CodeBadRequest, Message: prefix + err.Error(), cause: err}).bounded()
 }
 
 // Duration is a time.Duration that reads from JSON as either a number of
 // milliseconds (30000) or a Go duration string ("30s", "1m30s"), and writes
-// as a duration string.
+// as a duration string. It is also a flag.Value (Set, String) that reads
+// command-line flags the same way: see ParseDuration.
 type Duration time.Duration
 
 // D returns d as a time.Duration.
 func (d Duration) D() time.Duration { return time.Duration(d) }
 
+// String is the Go duration string: "30s", "1m30s".
+func (d Duration) String() string { return time.Duration(d).String() }
+
+// Set reads a flag's value with ParseDuration.
+func (d *Duration) Set(s string) error {
+	v, err := ParseDuration(s)
+	if err != nil {
+		return err
+	}
+	*d = v
+	return nil
+}
+
+// ParseDuration reads a timeout the one way codemode reads them everywhere
+// (requests, config files, manifests, command-line flags): a plain number is
+// milliseconds ("5000", "1.5"), anything else a Go duration ("30s", "1m30s",
+// "250ms"). It must be positive: 0 and negative values are errors that say to
+// leave the value out for the default.
+func ParseDuration(s string) (Duration, error) {
+	text := strings.TrimSpace(s)
+	var d time.Duration
+	if isDecimal(text) {
+		ms, err := strconv.ParseFloat(text, 64)
+		if err != nil || math.Abs(ms) > float64(math.MaxInt64/int64(time.Millisecond)) {
+			return 0, fmt.Errorf("%s milliseconds is too long", text)
+		}
+		d = time.Duration(ms * float64(time.Millisecond))
+		if d == 0 && ms > 0 {
+			return 0, fmt.Errorf("%s milliseconds is less than a nanosecond", text)
+		}
+	} else {
+		v, err := time.ParseDuration(text)
+		if err != nil {
+			return 0, fmt.Errorf("%q is not a duration (want milliseconds, or a Go duration such as \"30s\", \"1m30s\" or \"250ms\")", s)
+		}
+		d = v
+	}
+	if d <= 0 {
+		return 0, errors.New(strictjson.NotPositive(text))
+	}
+	return Duration(d), nil
+}
+
+// isDecimal reports whether s is a number as JSON writes them: an optional
+// minus, digits, an optional fraction and exponent ("Inf", "0x10" are not).
+func isDecimal(s string) bool {
+	i, n := 0, len(s)
+	digits := func() bool {
+		j := i
+		for i < n && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		return i > j
+	}
+	if i < n && s[i] == '-' {
+		i++
+	}
+	if !digits() {
+		return false
+	}
+	if i < n && s[i] == '.' {
+		i++
+		if !digits() {
+			return false
+		}
+	}
+	if i < n && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < n && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if !digits() {
+			return false
+		}
+	}
+	return i == n
+}
+
 func (d Duration) MarshalJSON() ([]byte, error) {
 	return json.Marshal(time.Duration(d).String())
 }
 
+// UnmarshalJSON reads a number of milliseconds or a duration string with
+// ParseDuration; null leaves d as it is.
 func (d *Duration) UnmarshalJSON(b []byte) error {
-	if len(b) > 0 && b[0] == '"' {
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
+	var text string
+	switch {
+	case string(b) == "null":
+		return nil
+	case len(b) > 0 && b[0] == '"':
+		if err := json.Unmarshal(b, &text); err != nil {
 			return err
 		}
-		v, err := time.ParseDuration(s)
-		if err != nil {
-			return fmt.Errorf("invalid duration %q (want e.g. \"30s\" or a number of milliseconds)", s)
-		}
-		*d = Duration(v)
-		return nil
+	case len(b) > 0 && (b[0] == '-' || (b[0] >= '0' && b[0] <= '9')):
+		text = string(b)
+	default:
+		return fmt.Errorf("want a number of milliseconds or a duration string such as \"30s\", got %s", strictjson.Describe(b))
 	}
-	ms, err := strconv.ParseFloat(string(b), 64)
-	if err != nil || math.IsNaN(ms) || math.IsInf(ms, 0) || math.Abs(ms) > float64(math.MaxInt64/int64(time.Millisecond)) {
-		return fmt.Errorf("invalid duration %s (want e.g. \"30s\" or a number of milliseconds)", b)
+	v, err := ParseDuration(text)
+	if err != nil {
+		return err
 	}
-	*d = Duration(ms * float64(time.Millisecond))
+	*d = v
 	return nil
 }
