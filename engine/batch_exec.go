@@ -200,7 +200,7 @@ func (b *batchExec) runOp(i int) bool {
 		b.settle(i)
 		return true
 	}
-	if b.stop.Load() { // before dependencies: with stopOnError, the rest are skipped (contract §2)
+	if b.stop.Load() { // before dependencies: with stopOnError, the rest are skipped (docs/batch.md)
 		return fail(errSkipped())
 	}
 	for _, d := range op.deps {

@@ -46,7 +46,7 @@ func indent(t *testing.T, v any) []byte {
 	return append(out, '\n')
 }
 
-// TestGoldenBatchResult pins the batch result wire format (contract §2): a
+// TestGoldenBatchResult pins the batch result wire format (docs/batch.md): a
 // sequential retro batch with a $ref, a typo, invalid args, a dependency
 // failure, a skipped operation and a cut result.
 func TestGoldenBatchResult(t *testing.T) {

@@ -27,7 +27,7 @@ const (
 	DefaultMaxUnionBytes = 48 << 10
 )
 
-// DefaultBatchOptions returns the contract's default limits.
+// DefaultBatchOptions returns the default limits (docs/batch.md).
 func DefaultBatchOptions() BatchOptions {
 	return BatchOptions{MaxOperations: DefaultMaxOperations, MaxUnionTools: DefaultMaxUnionTools, MaxUnionBytes: DefaultMaxUnionBytes}
 }

@@ -65,7 +65,7 @@ func TestBatchSchemaValidates(t *testing.T) {
 		instance  string
 		union, en bool // accepted in union mode, in enum mode
 	}{
-		{"contract example", contractRequest, true, true},
+		{"docs example", exampleRequest, true, true},
 		{"misspelt tool", request(`{"tool":"createStikyNote","args":{"text":"a","x":0,"y":0}}`), false, false},
 		{"wrong arg type", request(`{"tool":"createFrame","args":{"title":"T","x":"zero","y":0,"width":1,"height":1}}`), false, true},
 		{"missing required arg", request(`{"tool":"createStickyNote","args":{"text":"a","x":0}}`), false, true},

@@ -108,8 +108,8 @@ var (
 	}
 )
 
-// The request of contract §2.
-const contractRequest = `{
+// A request like the example of docs/batch.md.
+const exampleRequest = `{
   "operations": [
     {"tool": "createFrame", "args": {"title": "Retro", "x": 0, "y": 0, "width": 900, "height": 600}, "label": "frame"},
     {"tool": "createStickyNote", "args": {"text": "Went well", "x": 20, "y": 60, "parentId": {"$ref": "frame.id"}}}
