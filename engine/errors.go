@@ -49,7 +49,8 @@ type Violation struct {
 
 // Error is the single error type of codemode. It is data: it serialises as the
 // "error" object of the wire formats, and it works with errors.Is (matching by
-// code, see [Error.Is]) and errors.As.
+// code, and timeout and canceled also match the context errors; see
+// [Error.Is]) and errors.As.
 type Error struct {
 	Code    Code   `json:"code"`
 	Message string `json:"message"`
@@ -91,7 +92,15 @@ func (e *Error) Unwrap() error { return e.cause }
 
 // Is reports whether target is an *Error with the same code, so that
 // errors.Is(err, engine.ErrTimeout) matches any timeout whatever its message.
+// A timeout also matches context.DeadlineExceeded, and canceled matches
+// context.Canceled, as the context errors they stand for would.
 func (e *Error) Is(target error) bool {
+	switch target {
+	case context.DeadlineExceeded:
+		return e.Code == CodeTimeout
+	case context.Canceled:
+		return e.Code == CodeCanceled
+	}
 	t, ok := target.(*Error)
 	return ok && t.Code == e.Code
 }

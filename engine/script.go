@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/codemode-dev/codemode/internal/strictjson"
 	"github.com/codemode-dev/codemode/sandbox/js"
 )
 
@@ -70,8 +70,10 @@ type ExecuteStats struct {
 	TypeScript bool `json:"typescript,omitempty"` // the code went through the TypeScript transform
 }
 
-// ParseExecuteRequest decodes a code-mode request strictly: unknown fields
-// and trailing data are bad_request, as is empty code.
+// ParseExecuteRequest decodes a code-mode request strictly and checks it:
+// trailing data, unknown fields, values of the wrong type, limits that are
+// not positive and empty code are all reported at once, in one bad_request
+// *Error.
 func ParseExecuteRequest(data []byte) (ExecuteRequest, error) {
 	req, err := parseExecuteRequest(data)
 	if err != nil {
@@ -83,28 +85,33 @@ func ParseExecuteRequest(data []byte) (ExecuteRequest, error) {
 // parseExecuteRequest is ParseExecuteRequest with the *Error type kept.
 func parseExecuteRequest(data []byte) (ExecuteRequest, *Error) {
 	var req ExecuteRequest
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
-		return ExecuteRequest{}, Errorf(CodeBadRequest, "malformed request: %v", err)
+	p := strictjson.Decode(data, &req)
+	if !p.Broken() {
+		req.problems(p)
 	}
-	if dec.More() {
-		return ExecuteRequest{}, Errorf(CodeBadRequest, "malformed request: unexpected data after the JSON object")
-	}
-	if err := req.check(); err != nil {
+	if err := problemsError("", p); err != nil {
 		return ExecuteRequest{}, err
 	}
 	return req, nil
 }
 
 func (req *ExecuteRequest) check() *Error {
+	var p strictjson.Problems
+	req.problems(&p)
+	return problemsError("", &p)
+}
+
+func (req *ExecuteRequest) problems(p *strictjson.Problems) {
 	if strings.TrimSpace(req.Code) == "" {
-		return Errorf(CodeBadRequest, "the request has no code")
+		p.Addf("code", "missing: the request has no code")
 	}
 	if len(req.Input) > 0 && !json.Valid(req.Input) {
-		return Errorf(CodeBadRequest, "input is not valid JSON")
+		p.Addf("input", "not valid JSON")
 	}
-	return nil
+	positive(p, "timeout", req.Timeout)
+	if req.Limits != nil {
+		req.Limits.problems(p, "limits")
+	}
 }
 
 // Execute runs a script (contract §3). Every tool call it makes takes the
@@ -122,42 +129,25 @@ func (e *Engine) Execute(ctx context.Context, req ExecuteRequest) (*ExecuteResul
 	return res, nil
 }
 
-// scriptLimitsFor is the configured script limits, tightened by the request.
+// scriptLimitsFor is the configured script limits, tightened by the request
+// as a batch's are (tighten). The request's timeout is "timeout", or else
+// "limits.timeout".
 func (e *Engine) scriptLimitsFor(req *ExecuteRequest) (ScriptLimits, []string) {
 	l := e.cfg.Script
 	var warn []string
-	tighten := func(name string, cur *int64, asked int64) {
-		switch {
-		case asked <= 0:
-		case asked > *cur:
-			warn = append(warn, fmt.Sprintf("limits.%s %d exceeds the configured limit; using %d", name, asked, *cur))
-		default:
-			*cur = asked
-		}
-	}
-	ints := func(name string, cur *int, asked int) {
-		c := int64(*cur)
-		tighten(name, &c, int64(asked))
-		*cur = int(c)
-	}
+	timeout := req.Timeout
 	if q := req.Limits; q != nil {
-		ints("maxToolCalls", &l.MaxToolCalls, q.MaxToolCalls)
-		ints("maxConcurrency", &l.MaxConcurrency, q.MaxConcurrency)
-		ints("maxOutputChars", &l.MaxOutputChars, q.MaxOutputChars)
-		ints("maxCodeBytes", &l.MaxCodeBytes, q.MaxCodeBytes)
-		ints("maxCallDepth", &l.MaxCallDepth, q.MaxCallDepth)
-		tighten("maxMemoryBytes", &l.MaxMemoryBytes, q.MaxMemoryBytes)
-		if q.Timeout > 0 && req.Timeout == 0 {
-			req.Timeout = q.Timeout
+		tighten(&warn, "limits.maxToolCalls", &l.MaxToolCalls, q.MaxToolCalls)
+		tighten(&warn, "limits.maxConcurrency", &l.MaxConcurrency, q.MaxConcurrency)
+		tighten(&warn, "limits.maxOutputChars", &l.MaxOutputChars, q.MaxOutputChars)
+		tighten(&warn, "limits.maxCodeBytes", &l.MaxCodeBytes, q.MaxCodeBytes)
+		tighten(&warn, "limits.maxCallDepth", &l.MaxCallDepth, q.MaxCallDepth)
+		tighten(&warn, "limits.maxMemoryBytes", &l.MaxMemoryBytes, q.MaxMemoryBytes)
+		if timeout == 0 {
+			timeout = q.Timeout
 		}
 	}
-	if req.Timeout > 0 {
-		if req.Timeout > l.Timeout {
-			warn = append(warn, fmt.Sprintf("timeout %v exceeds the configured script timeout; using %v", req.Timeout.D(), l.Timeout.D()))
-		} else {
-			l.Timeout = req.Timeout
-		}
-	}
+	tighten(&warn, "timeout", &l.Timeout, timeout)
 	return l, warn
 }
 
