@@ -1,7 +1,6 @@
 package wasmtool
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/codemode-dev/codemode/engine"
+	"github.com/codemode-dev/codemode/internal/strictjson"
 	"github.com/codemode-dev/codemode/sandbox/wasm"
 )
 
@@ -57,78 +57,74 @@ const (
 
 // ParseManifest decodes and checks a manifest. dir is the manifest's
 // directory, against which relative paths are resolved (and the default
-// module name, from base, the manifest's file name). Unknown fields are
-// errors, so a misspelt limit cannot silently leave a default in force;
-// every problem is reported at once.
+// module name, from base, the manifest's file name). It is strict: trailing
+// data, unknown fields (so a misspelt limit cannot silently leave a default
+// in force), names in the wrong case, fields given twice, values of the wrong
+// type and invalid values are errors. Every problem is reported at once, each
+// with its path (mounts[0].guest), in one *engine.Error (bad_request) whose
+// message lists them separated by "; ".
 func ParseManifest(data []byte, dir, base string) (Manifest, error) {
-	var m Manifest
 	if len(data) > maxManifest {
-		return m, fmt.Errorf("manifest is over %d bytes", maxManifest)
+		return Manifest{}, engine.Errorf(engine.CodeBadRequest, "manifest is over %d bytes", maxManifest)
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&m); err != nil {
-		return Manifest{}, fmt.Errorf("manifest: %w", err)
+	var m Manifest
+	p := strictjson.Decode(data, &m)
+	if !p.Broken() {
+		m.check(p, dir, base)
 	}
-	if dec.More() {
-		return Manifest{}, errors.New("manifest: unexpected data after the JSON object")
+	if err := p.Err(); err != nil {
+		return Manifest{}, engine.WrapError(engine.CodeBadRequest, err)
 	}
-	given, errs := checkFieldNames(data)
-	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
-	for _, f := range []struct {
-		name string
-		zero bool
-	}{{"memory", m.Memory == 0}, {"timeout", m.Timeout == 0}, {"maxOutput", m.MaxOutput == 0}} {
-		if given[f.name] && f.zero {
-			bad("%s: 0 is no limit codemode can use; leave the field out for the default", f.name)
-		}
-	}
+	return m, nil
+}
+
+// check adds the manifest's own problems to p, and resolves its paths.
+func (m *Manifest) check(p *strictjson.Problems, dir, base string) {
 	if !engine.ValidName(m.Name) {
-		bad("name %q: want identifier segments ([A-Za-z_][A-Za-z0-9_]*) joined by dots, e.g. graph.layout", m.Name)
+		p.Addf("name", "%q: want identifier segments ([A-Za-z_][A-Za-z0-9_]*) joined by dots, e.g. graph.layout", m.Name)
 	}
 	if strings.TrimSpace(m.Description) == "" {
-		bad("description: missing (it is what a model reads to decide when to call the tool)")
+		p.Addf("description", "missing (it is what a model reads to decide when to call the tool)")
 	} else if n := len([]rune(m.Description)); n > maxDescRunes {
-		bad("description: %d characters, over %d", n, maxDescRunes)
+		p.Addf("description", "%d characters, over %d", n, maxDescRunes)
 	}
 	if err := checkObjectSchema(m.InputSchema, true); err != nil {
-		bad("inputSchema: %v", err)
+		p.Addf("inputSchema", "%v", err)
 	}
 	if err := checkObjectSchema(m.OutputSchema, false); err != nil {
-		bad("outputSchema: %v", err)
+		p.Addf("outputSchema", "%v", err)
 	}
 	if m.Memory != 0 && (m.Memory < minMemory || m.Memory > wasm.MaxMemoryBytes) {
-		bad("memory: %s is outside 64KiB..4GiB", m.Memory)
+		p.Addf("memory", "%s is outside 64KiB..4GiB", m.Memory)
 	}
-	if m.Timeout < 0 || m.Timeout.D() > MaxTimeout {
-		bad("timeout: %v is outside 0..%v", m.Timeout.D(), MaxTimeout)
+	if m.Timeout.D() > MaxTimeout {
+		p.Addf("timeout", "%v is over the most a call may take, %v", m.Timeout.D(), MaxTimeout)
 	}
-	if m.MaxOutput < 0 || m.MaxOutput > math.MaxInt32 {
-		bad("maxOutput: %s is out of range", m.MaxOutput)
+	if m.MaxOutput > math.MaxInt32 {
+		p.Addf("maxOutput", "%s is over 2GiB", m.MaxOutput)
 	}
 	if m.Module == "" {
 		m.Module = strings.TrimSuffix(base, ManifestSuffix) + ".wasm"
 	}
 	if filepath.Ext(m.Module) != ".wasm" {
-		bad("module: %q is not a .wasm file", m.Module)
+		p.Addf("module", "%q is not a .wasm file", m.Module)
 	}
 	if !filepath.IsAbs(m.Module) {
 		m.Module = filepath.Join(dir, m.Module)
 	}
 	for i := range m.Mounts {
-		mt := &m.Mounts[i]
+		mt, at := &m.Mounts[i], strictjson.Index("mounts", i)
 		if mt.Host == "" || mt.Guest == "" {
-			bad("mounts[%d]: want both host and guest", i)
+			p.Addf(at, "want both host and guest")
 			continue
 		}
 		if !wasm.ValidGuestPath(mt.Guest) {
-			bad("mounts[%d].guest %q: want an absolute, clean path such as /data", i, mt.Guest)
+			p.Addf(at+".guest", "%q: want an absolute, clean path such as /data", mt.Guest)
 		}
 		if !filepath.IsAbs(mt.Host) {
 			mt.Host = filepath.Join(dir, mt.Host)
 		}
 	}
-	return m, errors.Join(errs...)
 }
 
 // checkObjectSchema checks that a schema is a JSON object whose root is
@@ -170,22 +166,37 @@ var sizeUnits = []struct {
 
 func (s Size) MarshalJSON() ([]byte, error) { return json.Marshal(s.String()) }
 
+// UnmarshalJSON reads a number of bytes or a string with a unit; it must be
+// positive. null leaves s as it is.
 func (s *Size) UnmarshalJSON(b []byte) error {
-	if len(b) > 0 && b[0] != '"' {
-		n, err := strconv.ParseInt(string(b), 10, 64)
-		if err != nil || n < 0 {
-			return fmt.Errorf("invalid size %s (want bytes or a string like \"64MiB\")", b)
-		}
-		*s = Size(n)
+	var v Size
+	switch {
+	case string(b) == "null":
 		return nil
+	case len(b) > 0 && b[0] == '"':
+		var str string
+		if err := json.Unmarshal(b, &str); err != nil {
+			return err
+		}
+		n, err := parseSize(str)
+		if err != nil {
+			return err
+		}
+		v = n
+	case len(b) > 0 && (b[0] == '-' || (b[0] >= '0' && b[0] <= '9')):
+		n, err := strconv.ParseInt(string(b), 10, 64)
+		if err != nil {
+			if f, ferr := strconv.ParseFloat(string(b), 64); ferr == nil && f <= 0 {
+				return errors.New(strictjson.NotPositive(string(b)))
+			}
+			return fmt.Errorf("want a whole number of bytes or a string such as \"64MiB\", got %s", strictjson.Describe(b))
+		}
+		v = Size(n)
+	default:
+		return fmt.Errorf("want a number of bytes or a string such as \"64MiB\", got %s", strictjson.Describe(b))
 	}
-	var str string
-	if err := json.Unmarshal(b, &str); err != nil {
-		return err
-	}
-	v, err := parseSize(str)
-	if err != nil {
-		return err
+	if v <= 0 {
+		return errors.New(strictjson.NotPositive(string(b)))
 	}
 	*s = v
 	return nil
@@ -201,8 +212,13 @@ func parseSize(str string) (Size, error) {
 	}
 	num = strings.TrimSuffix(num, "B")
 	n, err := strconv.ParseInt(num, 10, 64)
-	if err != nil || n < 0 || n > math.MaxInt64/mult {
-		return 0, fmt.Errorf("invalid size %q (want e.g. \"64MiB\", \"512KiB\" or a number of bytes)", str)
+	switch {
+	case err != nil && !errors.Is(err, strconv.ErrRange):
+		return 0, fmt.Errorf("%q is not a size (want e.g. \"64MiB\", \"512KiB\" or a number of bytes)", str)
+	case err == nil && n <= 0:
+		return 0, errors.New(strictjson.NotPositive(strconv.Quote(str)))
+	case err != nil || n > math.MaxInt64/mult:
+		return 0, fmt.Errorf("%q is too large", str)
 	}
 	return Size(n * mult), nil
 }

@@ -2,11 +2,13 @@ package wasmtool
 
 import (
 	"encoding/json"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/codemode-dev/codemode/engine"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -58,45 +60,75 @@ func TestParseManifestModulePath(t *testing.T) {
 	}
 }
 
-// Every problem of a manifest is reported at once, each naming its field.
+// Every problem of a manifest is reported at once, each naming its field:
+// decoding problems (a bad duration, size, an unknown field) together with
+// the manifest's own checks, in one bad_request *engine.Error.
 func TestParseManifestErrors(t *testing.T) {
-	doc := `{"name": "bad name", "description": " ", "inputSchema": {"type": "array"},
-	  "outputSchema": [], "memory": "1KiB", "timeout": "11m", "module": "x.so",
-	  "mounts": [{"host": "", "guest": "/d"}]}`
-	_, err := ParseManifest([]byte(doc), "/t", "x.tool.json")
-	if err == nil {
-		t.Fatal("no error")
-	}
-	for _, want := range []string{`name "bad name"`, "description: missing", "inputSchema: the root must have",
-		"outputSchema: not a JSON object", "memory: 1KiB is outside", "timeout: 11m0s is outside",
-		`module: "x.so" is not a .wasm file`, "mounts[0]: want both host and guest"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("error lacks %q:\n%v", want, err)
+	for _, tc := range []struct{ doc, want string }{
+		{`{"name": "bad name", "description": " ", "inputSchema": {"type": "array"},
+		  "outputSchema": [], "memory": "1KiB", "timeout": "11m", "module": "x.so",
+		  "mounts": [{"host": "", "guest": "/d"}]}`, strings.Join([]string{
+			`name: "bad name": want identifier segments ([A-Za-z_][A-Za-z0-9_]*) joined by dots, e.g. graph.layout`,
+			`description: missing (it is what a model reads to decide when to call the tool)`,
+			`inputSchema: the root must have "type": "object"`,
+			`outputSchema: not a JSON object`,
+			`memory: 1KiB is outside 64KiB..4GiB`,
+			`timeout: 11m0s is over the most a call may take, 10m0s`,
+			`module: "x.so" is not a .wasm file`,
+			`mounts[0]: want both host and guest`,
+		}, "; ")},
+		{`{"name": "a", "description": "d", "inputSchema": {"type": "object"},
+		  "timeout": "soon", "memory": "lots", "maxOutput": -5, "memmory": "1MiB"}`, strings.Join([]string{
+			`timeout: "soon" is not a duration (want milliseconds, or a Go duration such as "30s", "1m30s" or "250ms")`,
+			`memory: "lots" is not a size (want e.g. "64MiB", "512KiB" or a number of bytes)`,
+			`maxOutput: must be positive, not -5 (leave it out for the default)`,
+			`memmory: unknown field (did you mean "memory"?)`,
+		}, "; ")},
+	} {
+		_, err := ParseManifest([]byte(tc.doc), "/t", "x.tool.json")
+		var e *engine.Error
+		if !errors.As(err, &e) || e.Code != engine.CodeBadRequest {
+			t.Fatalf("%#v, want a bad_request *engine.Error", err)
+		}
+		if e.Message != tc.want {
+			t.Errorf("got  %s\nwant %s", e.Message, tc.want)
 		}
 	}
 }
 
 func TestParseManifestStrict(t *testing.T) {
+	const ok = `"name": "a", "description": "d", "inputSchema": {"type": "object"}`
 	for doc, want := range map[string]string{
-		`{"name": "a", "description": "d", "inputSchema": {"type": "object"}, "memmory": "1MiB"}`: `unknown field "memmory"`,
-		`{"name": "a", "description": "d", "inputSchema": {"type": "object"}} {}`:                 "unexpected data",
-		`{"name": "a", "description": "d"}`:                                                       "inputSchema: missing",
-		`{"name": "a", "description": "d", "inputSchema": {"type": "object"}, "memory": "lots"}`:  `invalid size "lots"`,
-		`{"name": "a", "description": "d", "inputSchema": {"type": "object"}, "memory": -1}`:      "invalid size -1",
-		`{"name": "a", "description": "d", "inputSchema": {"type": "object"}, "timeout": "soon"}`: `invalid duration "soon"`,
-		`[]`: "cannot unmarshal array",
-		`{"name": "a", "description": "d", "inputSchema": {"type": "object"}, "MEMORY": "1MiB"}`:                         `MEMORY: no such field (names are case-sensitive)`,
-		`{"name": "a", "description": "d", "inputSchema": {"type": "object"}, "memory": "1MiB", "memory": "2MiB"}`:       "memory: given twice",
-		`{"name": "a", "description": "d", "inputSchema": {"type": "object"}, "annotations": {"readonlyhint": true}}`:    "annotations.readonlyhint: no such field",
-		`{"name": "a", "description": "d", "inputSchema": {"type": "object"}, "mounts": [{"Host": "x", "guest": "/x"}]}`: "mounts[0].Host: no such field",
-		`{"name": "a", "description": "d", "inputSchema": {"type": "object"}, "mounts": [{"host": "x", "guest": "x/"}]}`: `mounts[0].guest "x/": want an absolute, clean path`,
-		`{"name": "a", "description": "d", "inputSchema": {"type": "object"}, "memory": 0}`:                              "memory: 0 is no limit",
-		`{"name": "a", "description": "d", "inputSchema": {"type": "object"}, "timeout": "0s"}`:                          "timeout: 0 is no limit",
+		`{` + ok + `} {}`:                                        "unexpected data after the JSON value, at line 1, column 70",
+		`{` + ok + `}]`:                                          "unexpected data after the JSON value, at line 1, column 69",
+		`{` + ok + `}}`:                                          "unexpected data after the JSON value, at line 1, column 69",
+		`{"name": "a", "description": "d"}`:                      `inputSchema: missing (want a JSON Schema with "type": "object")`,
+		`{` + ok + `, "memory": -1}`:                             "memory: must be positive, not -1 (leave it out for the default)",
+		`{` + ok + `, "memory": 0}`:                              "memory: must be positive, not 0 (leave it out for the default)",
+		`{` + ok + `, "memory": 1.5}`:                            `memory: want a whole number of bytes or a string such as "64MiB", got the number 1.5`,
+		`{` + ok + `, "memory": true}`:                           `memory: want a number of bytes or a string such as "64MiB", got true`,
+		`{` + ok + `, "maxOutput": "0KiB"}`:                      `maxOutput: must be positive, not "0KiB" (leave it out for the default)`,
+		`{` + ok + `, "timeout": "0s"}`:                          "timeout: must be positive, not 0s (leave it out for the default)",
+		`{` + ok + `, "timeout": 0}`:                             "timeout: must be positive, not 0 (leave it out for the default)",
+		`{` + ok + `, "pure": "yes"}`:                            `pure: want true or false, got the string "yes"`,
+		`[]`:                                                     "want an object, got an array",
+		`{` + ok + `, "MEMORY": "1MiB"}`:                         `MEMORY: unknown field (did you mean "memory"? names are case-sensitive)`,
+		`{` + ok + `, "memory": "1MiB", "memory": "2MiB"}`:       "memory: given twice",
+		`{` + ok + `, "annotations": {"readonlyhint": true}}`:    `annotations.readonlyhint: unknown field (did you mean "readOnlyHint"? names are case-sensitive)`,
+		`{` + ok + `, "mounts": [{"Host": "x", "guest": "/x"}]}`: `mounts[0].Host: unknown field (did you mean "host"? names are case-sensitive); mounts[0]: want both host and guest`,
+		`{` + ok + `, "mounts": [{"host": "x", "guest": "x/"}]}`: `mounts[0].guest: "x/": want an absolute, clean path such as /data`,
+		`{` + ok + `, "mounts": {"host": "x", "guest": "/x"}}`:   `mounts: want an array, got an object`,
 	} {
 		_, err := ParseManifest([]byte(doc), "/t", "a.tool.json")
-		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("%s: got %v, want %q", doc, err, want)
+		var e *engine.Error
+		if !errors.As(err, &e) || e.Code != engine.CodeBadRequest || e.Message != want {
+			t.Errorf("%s:\n got %v\nwant %s", doc, err, want)
 		}
+	}
+	// null is the same as leaving the field out.
+	m, err := ParseManifest([]byte(`{`+ok+`, "memory": null, "timeout": null, "mounts": null}`), "/t", "a.tool.json")
+	if err != nil || m.Memory != 0 || m.Timeout != 0 || m.Mounts != nil {
+		t.Errorf("nulls: %+v %v", m, err)
 	}
 }
 
@@ -115,7 +147,7 @@ func TestSize(t *testing.T) {
 			t.Errorf("%s does not round-trip through %s", in, out)
 		}
 	}
-	for _, in := range []string{`"64MB"`, `"MiB"`, `"-1KiB"`, `1.5`, `"9999999999GiB"`} {
+	for _, in := range []string{`"64MB"`, `"MiB"`, `"-1KiB"`, `1.5`, `"9999999999GiB"`, `0`, `"0B"`, `-1`, `true`} {
 		var s Size
 		if err := json.Unmarshal([]byte(in), &s); err == nil {
 			t.Errorf("%s: accepted as %d", in, s)
