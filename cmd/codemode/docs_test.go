@@ -2,8 +2,8 @@
 
 package main
 
-// TestDocs runs the shell blocks of the documentation — README.md, docs/*.md
-// and examples/README.md — and compares what they print with what the
+// TestDocs runs the shell blocks of the documentation — README.md, docs/*.md,
+// examples/README.md: every Markdown file outside testdata — and compares what they print with what the
 // documents show, so that every command a reader copies works as written.
 //
 // The conventions, for whoever writes the docs (docs/design.md, "Tested
@@ -81,17 +81,31 @@ import (
 )
 
 // docFiles are the documents whose blocks are run, relative to the
-// repository's root.
+// repository's root: every Markdown file of the working tree (README.md,
+// docs/*.md, examples/README.md, and any added later) but the fixtures of
+// testdata directories.
 func docFiles(root string) ([]string, error) {
-	docs, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	out, err := exec.Command("git", "-C", root, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "*.md").Output()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("listing the documents (git ls-files): %v", err)
 	}
-	files := []string{"README.md"}
-	for _, d := range docs {
-		files = append(files, filepath.Join("docs", filepath.Base(d)))
+	var files []string
+	for _, f := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
+		if f == "" || slices.Contains(strings.Split(f, "/"), "testdata") {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(root, f)); err == nil { // not deleted in the working tree
+			files = append(files, f)
+		}
 	}
-	return append(files, filepath.Join("examples", "README.md")), nil
+	slices.Sort(files)
+	files = slices.Compact(files)
+	for _, must := range []string{"README.md", "docs/cli.md", "examples/README.md"} {
+		if !slices.Contains(files, must) {
+			return nil, fmt.Errorf("git ls-files did not list %s", must)
+		}
+	}
+	return files, nil
 }
 
 func TestDocs(t *testing.T) {
@@ -105,11 +119,14 @@ func TestDocs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env, err := newDocEnv(t, root)
+	if err := exec.Command("git", "-C", root, "rev-parse", "--is-inside-work-tree").Run(); err != nil {
+		t.Skipf("copies the working tree with git, and %s is not a git work tree (%v)", root, err)
+	}
+	files, err := docFiles(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, err := docFiles(root)
+	env, err := newDocEnv(t, root)
 	if err != nil {
 		t.Fatal(err)
 	}
