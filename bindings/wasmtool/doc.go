@@ -10,6 +10,13 @@
 //	tools, err := loader.LoadDir(ctx, "tools/wasm/build")
 //	eng, err := engine.NewBuilder().Add(tools...).Build()
 //
+// Loading fails with one *engine.Error (bad_request) naming every broken
+// manifest by its path, and a loaded tool's Origin is its manifest's path.
+// A manifest's "pure" must match its module: a command (exports _start) for
+// a tool run in a fresh instance per call, a reactor (exports _initialize
+// and codemode_call) for a pure, pooled one. The compilation cache of
+// Options.CacheDir is bounded (Options.CacheMaxBytes, 256 MiB by default).
+//
 // The manifest format and the module's contract (JSON on stdin, one JSON
 // value on stdout, exit status) are in docs/wasm.md.
 package wasmtool

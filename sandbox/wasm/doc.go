@@ -15,7 +15,13 @@
 //
 // Tools declared pure may be pooled: a WASI reactor exporting
 // [CallExport] keeps its instance between calls, which saves the set-up of
-// an instance (milliseconds for a Go module); see docs/wasm.md.
+// an instance (milliseconds for a Go module); see docs/wasm.md. A module of
+// the other kind than its options ask for is refused at compile
+// ([ErrNotReactor], [ErrNotCommand]).
+//
+// Compiled machine code may be kept on disk between processes
+// ([Config].CacheDir); the directory is bounded, least recently used entries
+// first ([Config].CacheMaxBytes, [TrimCache]).
 //
 // The package is a leaf: it imports nothing of the engine.
 package wasm
