@@ -1,13 +1,13 @@
 // Package whiteboard is codemode's built-in tool set: an in-memory whiteboard
-// of sticky notes, shapes, frames and connectors, driven by the twelve tools
-// of the contract (§8). It is the CLI's default tool set and the demo's board,
-// and small enough for canvas apps to copy.
+// of sticky notes, shapes, frames and connectors, driven by twelve tools. It
+// is the CLI's default tool set, and small enough for canvas apps to copy.
 //
 // A [Board] holds the state. [Tools] binds the tools to a board: the one in the
 // call's context ([NewContext]), so that a server can give every request its
-// own board, or else a default one.
+// own board, or else a default one. [Board.LoadFile], [CheckFile] and
+// [Board.SaveFile] keep a board in a file between runs without losing work.
 //
-// Rules the contract leaves open, chosen here:
+// Rules chosen here:
 //   - Coordinates are absolute board coordinates, also inside a frame: a
 //     frame groups its children (they move and are deleted with it) but does
 //     not offset them. Only stickies and shapes have parents; frames do not nest.
@@ -24,9 +24,13 @@ package whiteboard
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -146,7 +150,7 @@ func (b *Board) Snapshot() []Object { return b.Objects() }
 func (b *Board) Restore(objs []Object) error {
 	objs, err := validate(objs)
 	if err != nil {
-		return err
+		return fmt.Errorf("whiteboard: %w", err)
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -180,16 +184,35 @@ func (b *Board) MarshalJSON() ([]byte, error) {
 // ({"objects": [...]}). It rejects unknown fields and invalid boards (see
 // Load) and leaves the board unchanged on error.
 func (b *Board) UnmarshalJSON(data []byte) error {
+	if err := b.decode(data); err != nil {
+		return fmt.Errorf("whiteboard: %w", err)
+	}
+	return nil
+}
+
+// decode is Load's work, with errors that do not name the package. Empty
+// data is an empty board.
+func (b *Board) decode(data []byte) error {
+	if len(bytes.TrimSpace(data)) == 0 {
+		data = []byte(`{"objects":[]}`)
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var doc boardJSON
 	if err := dec.Decode(&doc); err != nil {
-		return fmt.Errorf("whiteboard: %w", err)
+		return err
 	}
 	if dec.More() {
-		return fmt.Errorf("whiteboard: trailing data after the board")
+		return errors.New("trailing data after the board")
 	}
-	return b.Restore(doc.Objects)
+	objs, err := validate(doc.Objects)
+	if err != nil {
+		return err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.replace(objs)
+	return nil
 }
 
 // Load replaces the board with the board document read from r. Invalid
@@ -199,12 +222,17 @@ func (b *Board) UnmarshalJSON(data []byte) error {
 // or style, a field that does not belong to the type, or a size that is not
 // positive. Connector geometry is recomputed from the endpoints, so board
 // files may leave it out. Ids created later never collide with loaded ones.
+// An empty document (nothing, or only white space, as in a file just made
+// with touch) is an empty board.
 func (b *Board) Load(r io.Reader) error {
 	data, err := io.ReadAll(r)
+	if err == nil {
+		err = b.decode(data)
+	}
 	if err != nil {
 		return fmt.Errorf("whiteboard: %w", err)
 	}
-	return b.UnmarshalJSON(data)
+	return nil
 }
 
 // Save writes the board document to w, indented, with a final newline.
@@ -214,6 +242,187 @@ func (b *Board) Save(w io.Writer) error {
 		return err
 	}
 	_, err = w.Write(append(data, '\n'))
+	return err
+}
+
+// FileError is a problem with a board file: it cannot be read or is not a
+// board, or it cannot be written. Path is the file as given (a symbolic link
+// stays a link); Err says what is wrong, without the path.
+type FileError struct {
+	Path string
+	Err  error
+}
+
+func (e *FileError) Error() string { return "whiteboard: " + e.Path + ": " + e.Err.Error() }
+func (e *FileError) Unwrap() error { return e.Err }
+
+// LoadFile replaces the board with the board file at path, as Load does (an
+// empty file is an empty board). A missing file is an error that wraps
+// fs.ErrNotExist: a caller that starts empty then checks for it.
+func (b *Board) LoadFile(path string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return &FileError{path, pathless(err)}
+	}
+	if err := b.decode(data); err != nil {
+		return &FileError{path, err}
+	}
+	return nil
+}
+
+// CheckFile reports whether SaveFile(path) can write the board there,
+// without writing it, so that a program can refuse before doing work it
+// could not keep: path must be a writable regular file, or missing in an
+// existing directory where files can be made. A symbolic link is checked
+// for its target, which is what SaveFile writes.
+func CheckFile(path string) error {
+	target, err := resolveLinks(path)
+	if err != nil {
+		return &FileError{path, err}
+	}
+	if err := checkTarget(target); err != nil {
+		return &FileError{path, err}
+	}
+	dir := filepath.Dir(target)
+	if err := checkDir(dir); err != nil {
+		return &FileError{path, err}
+	}
+	// Saving makes a temporary file beside the target: try it.
+	probe, err := os.CreateTemp(dir, ".board-check-*")
+	if err != nil {
+		return &FileError{path, fmt.Errorf("cannot create files in directory %s: %w", dir, pathless(err))}
+	}
+	probe.Close()
+	os.Remove(probe.Name())
+	return nil
+}
+
+// SaveFile writes the board to path atomically: into a temporary file in the
+// same directory, synced, then renamed over path, so that a crash leaves
+// either the old file or the new one. An existing file keeps its mode (a new
+// one is made 0644); a symbolic link stays a link and its target is written.
+// A read-only file or one that is not a regular file is refused, not
+// replaced.
+func (b *Board) SaveFile(path string) error {
+	target, err := resolveLinks(path)
+	if err != nil {
+		return &FileError{path, err}
+	}
+	if err := checkTarget(target); err != nil {
+		return &FileError{path, err}
+	}
+	mode := fs.FileMode(0o644)
+	if fi, err := os.Stat(target); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	if err := writeAtomic(target, mode, b.Save); err != nil {
+		if derr := checkDir(filepath.Dir(target)); derr != nil {
+			err = derr // says it better than the failed create
+		}
+		return &FileError{path, err}
+	}
+	return nil
+}
+
+// checkDir checks that the directory of a board file exists.
+func checkDir(dir string) error {
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("directory %s does not exist", dir)
+	case err != nil:
+		return pathless(err)
+	case !fi.IsDir():
+		return fmt.Errorf("%s is not a directory", dir)
+	}
+	return nil
+}
+
+// writeAtomic writes a file through write into a temporary file beside
+// target, then renames it over target.
+func writeAtomic(target string, mode fs.FileMode, write func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".*.tmp")
+	if err != nil {
+		return pathless(err)
+	}
+	defer os.Remove(tmp.Name()) // after a failure; a no-op after the rename
+	err = tmp.Chmod(mode)       // CreateTemp makes 0600
+	if err == nil {
+		err = write(tmp)
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), target)
+	}
+	return pathless(err)
+}
+
+// checkTarget checks the file a save would replace, if there is one.
+func checkTarget(target string) error {
+	fi, err := os.Stat(target)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return pathless(err)
+	case fi.IsDir():
+		return errors.New("is a directory, not a board file")
+	case !fi.Mode().IsRegular():
+		return errors.New("is not a regular file")
+	case fi.Mode().Perm()&0o222 == 0:
+		// Renaming over a file needs only the directory's permission:
+		// without this check a read-only board would be replaced.
+		return errors.New("the file is read-only")
+	}
+	f, err := os.OpenFile(target, os.O_WRONLY, 0)
+	if err != nil {
+		return fmt.Errorf("cannot write the file: %w", pathless(err))
+	}
+	return f.Close()
+}
+
+// resolveLinks follows path while it is a symbolic link, to the file a save
+// should write; a dangling link resolves to its missing target.
+func resolveLinks(path string) (string, error) {
+	for range 40 {
+		fi, err := os.Lstat(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return path, nil
+		}
+		if err != nil {
+			return "", pathless(err)
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			return path, nil
+		}
+		link, err := os.Readlink(path)
+		if err != nil {
+			return "", pathless(err)
+		}
+		if !filepath.IsAbs(link) {
+			link = filepath.Join(filepath.Dir(path), link)
+		}
+		path = link
+	}
+	return "", errors.New("too many levels of symbolic links")
+}
+
+// pathless strips the path from an *fs.PathError (the FileError names the
+// file) and keeps what went wrong, e.g. "permission denied".
+func pathless(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
 	return err
 }
 
@@ -287,25 +496,25 @@ func validate(objs []Object) ([]Object, error) {
 	for i := range out {
 		o := &out[i]
 		if o.ID == "" {
-			return nil, fmt.Errorf("whiteboard: object %d has no id", i)
+			return nil, fmt.Errorf("object %d has no id", i)
 		}
 		if _, dup := byID[o.ID]; dup {
-			return nil, fmt.Errorf("whiteboard: duplicate id %q", o.ID)
+			return nil, fmt.Errorf("duplicate id %q", o.ID)
 		}
 		byID[o.ID] = o
 		if err := checkObject(o); err != nil {
-			return nil, fmt.Errorf("whiteboard: object %q: %w", o.ID, err)
+			return nil, fmt.Errorf("object %q: %w", o.ID, err)
 		}
 	}
 	for i := range out {
 		o := &out[i]
 		if err := checkRefs(o, byID); err != nil {
-			return nil, fmt.Errorf("whiteboard: object %q: %w", o.ID, err)
+			return nil, fmt.Errorf("object %q: %w", o.ID, err)
 		}
 		if o.Type == TypeConnector {
 			o.route(*byID[o.FromID], *byID[o.ToID])
 			if !finiteGeometry(o) {
-				return nil, fmt.Errorf("whiteboard: object %q: geometry out of range", o.ID)
+				return nil, fmt.Errorf("object %q: geometry out of range", o.ID)
 			}
 		}
 	}

@@ -3,7 +3,11 @@ package whiteboard
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -231,4 +235,198 @@ func TestZeroBoard(t *testing.T) {
 	if err != nil || !strings.Contains(string(res), `"sticky-1"`) {
 		t.Errorf("create on a zero board: %s, %v", res, err)
 	}
+}
+
+// An empty document, as in a file just made with touch, is an empty board
+// (it failed with "whiteboard: EOF").
+func TestLoadEmpty(t *testing.T) {
+	for _, doc := range []string{"", " \n\t\n"} {
+		b := sample(t).board
+		if err := b.Load(strings.NewReader(doc)); err != nil {
+			t.Errorf("Load(%q) = %v, want an empty board", doc, err)
+		}
+		if n := len(b.Objects()); n != 0 {
+			t.Errorf("Load(%q) left %d objects", doc, n)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "board.json")
+	writeFile(t, path, "", 0o644)
+	b := NewBoard()
+	if err := b.LoadFile(path); err != nil || len(b.Objects()) != 0 {
+		t.Errorf("LoadFile(empty file) = %v, %d objects; want an empty board", err, len(b.Objects()))
+	}
+}
+
+func writeFile(t *testing.T, path, content string, mode os.FileMode) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), mode); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path, mode); err != nil { // WriteFile's mode is masked by the umask
+		t.Fatal(err)
+	}
+}
+
+// readBoard loads a board file into a fresh board.
+func readBoard(t *testing.T, path string) []Object {
+	t.Helper()
+	b := NewBoard()
+	if err := b.LoadFile(path); err != nil {
+		t.Fatalf("LoadFile: %v", err)
+	}
+	return b.Objects()
+}
+
+func TestLoadFileErrors(t *testing.T) {
+	dir := t.TempDir()
+	err := NewBoard().LoadFile(filepath.Join(dir, "missing.json"))
+	var fe *FileError
+	if !errors.Is(err, fs.ErrNotExist) || !errors.As(err, &fe) || fe.Path != filepath.Join(dir, "missing.json") {
+		t.Errorf("missing file: %v, want a FileError wrapping fs.ErrNotExist", err)
+	}
+	bad := filepath.Join(dir, "bad.json")
+	writeFile(t, bad, `{"objects":[{"id":"x","type":"blob"}]}`, 0o644)
+	want := "whiteboard: " + bad + `: object "x": unknown type "blob"`
+	if err := NewBoard().LoadFile(bad); err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("bad board: %v, want %q...", err, want)
+	}
+}
+
+// noTemps fails if a save left a temporary file in dir.
+func noTemps(t *testing.T, dir string) {
+	t.Helper()
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".") {
+			t.Errorf("left behind: %s", e.Name())
+		}
+	}
+}
+
+func TestSaveFile(t *testing.T) {
+	h := sample(t)
+	t.Run("new file", func(t *testing.T) {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "board.json")
+		if err := h.board.SaveFile(path); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(h.board.Objects(), readBoard(t, path)); diff != "" {
+			t.Errorf("saved (-want +got):\n%s", diff)
+		}
+		if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o644 {
+			t.Errorf("new file mode %v, want 0644", fi.Mode().Perm())
+		}
+		noTemps(t, dir)
+	})
+	t.Run("keeps the mode", func(t *testing.T) {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "board.json")
+		writeFile(t, path, "", 0o640)
+		if err := h.board.SaveFile(path); err != nil {
+			t.Fatal(err)
+		}
+		if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o640 {
+			t.Errorf("mode %v after the save, want 0640", fi.Mode().Perm())
+		}
+		noTemps(t, dir)
+	})
+	// A board that is a symbolic link stays one: its target is written (it
+	// was replaced by a file).
+	t.Run("symbolic link", func(t *testing.T) {
+		dir := t.TempDir()
+		if err := os.Mkdir(filepath.Join(dir, "boards"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		target := filepath.Join(dir, "boards", "real.json")
+		writeFile(t, target, `{"objects":[]}`, 0o600)
+		link := filepath.Join(dir, "board.json")
+		if err := os.Symlink(filepath.Join("boards", "real.json"), link); err != nil {
+			t.Skipf("no symbolic links here: %v", err)
+		}
+		chain := filepath.Join(dir, "chain.json") // a link to the link
+		os.Symlink("board.json", chain)
+		if err := CheckFile(chain); err != nil {
+			t.Fatalf("CheckFile: %v", err)
+		}
+		if err := h.board.SaveFile(chain); err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range []string{link, chain} {
+			if fi, err := os.Lstat(l); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+				t.Errorf("%s is no longer a symbolic link (%v)", l, err)
+			}
+		}
+		if diff := cmp.Diff(h.board.Objects(), readBoard(t, target)); diff != "" {
+			t.Errorf("target (-want +got):\n%s", diff)
+		}
+		if fi, _ := os.Stat(target); fi.Mode().Perm() != 0o600 {
+			t.Errorf("target mode %v, want 0600", fi.Mode().Perm())
+		}
+		noTemps(t, dir)
+		noTemps(t, filepath.Join(dir, "boards"))
+
+		// A dangling link makes its target.
+		dangling := filepath.Join(dir, "dangling.json")
+		os.Symlink(filepath.Join("boards", "new.json"), dangling)
+		if err := CheckFile(dangling); err != nil {
+			t.Fatalf("CheckFile(dangling link): %v", err)
+		}
+		if err := h.board.SaveFile(dangling); err != nil {
+			t.Fatal(err)
+		}
+		if len(readBoard(t, filepath.Join(dir, "boards", "new.json"))) != len(h.board.Objects()) {
+			t.Error("the dangling link's target was not written")
+		}
+		loop := filepath.Join(dir, "loop.json")
+		os.Symlink("loop.json", loop)
+		if err := CheckFile(loop); err == nil || !strings.Contains(err.Error(), "too many levels of symbolic links") {
+			t.Errorf("CheckFile(link loop) = %v", err)
+		}
+	})
+}
+
+// A file or place the board cannot be saved to is refused by CheckFile and
+// SaveFile alike, and nothing is changed (a read-only board was replaced,
+// since a rename needs only the directory's permission).
+func TestSaveFileRefuses(t *testing.T) {
+	h := sample(t)
+	dir := t.TempDir()
+	readOnly := filepath.Join(dir, "ro.json")
+	writeFile(t, readOnly, `{"objects":[]}`, 0o444)
+	sub := filepath.Join(dir, "sub")
+	os.Mkdir(sub, 0o755)
+	notDir := filepath.Join(dir, "file")
+	writeFile(t, notDir, "", 0o644)
+	cases := []struct{ path, want string }{
+		{readOnly, "whiteboard: " + readOnly + ": the file is read-only"},
+		{sub, "whiteboard: " + sub + ": is a directory, not a board file"},
+		{filepath.Join(dir, "nope", "b.json"), "whiteboard: " + filepath.Join(dir, "nope", "b.json") + ": directory " + filepath.Join(dir, "nope") + " does not exist"},
+		{filepath.Join(notDir, "b.json"), "whiteboard: " + filepath.Join(notDir, "b.json") + ": "},
+	}
+	for _, c := range cases {
+		for name, f := range map[string]func(string) error{"CheckFile": CheckFile, "SaveFile": h.board.SaveFile} {
+			err := f(c.path)
+			var fe *FileError
+			if err == nil || !strings.HasPrefix(err.Error(), c.want) || !errors.As(err, &fe) {
+				t.Errorf("%s(%s) = %v, want %q...", name, c.path, err, c.want)
+			}
+		}
+	}
+	if data, _ := os.ReadFile(readOnly); string(data) != `{"objects":[]}` {
+		t.Errorf("the read-only board was changed: %s", data)
+	}
+	noTemps(t, dir)
+	if os.Geteuid() != 0 { // root writes in read-only directories
+		roDir := filepath.Join(dir, "rodir")
+		os.Mkdir(roDir, 0o555)
+		want := "cannot create files in directory " + roDir + ": permission denied"
+		if err := CheckFile(filepath.Join(roDir, "b.json")); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("CheckFile(read-only directory) = %v, want %q", err, want)
+		}
+	}
+	if err := CheckFile(filepath.Join(dir, "fine.json")); err != nil {
+		t.Errorf("CheckFile(new file in a writable directory) = %v", err)
+	}
+	noTemps(t, dir)
 }
