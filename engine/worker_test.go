@@ -57,6 +57,8 @@ func TestExecuteInWorkers(t *testing.T) {
 		{"InputAndTypeScript", TestExecuteInputAndTypeScript},
 		{"EndlessLogsEndWithOutputLimit", TestExecuteEndlessLogsEndWithOutputLimit},
 		{"HandleToolCallsRunsExecuteCode", TestHandleToolCallsRunsExecuteCode},
+		{"ApprovalSetsOfAMixedStep", TestApprovalSetsOfAMixedStep},
+		{"ApprovalPreCheckIsOneRule", TestApprovalPreCheckIsOneRule},
 	} {
 		t.Run(tc.name, func(t *testing.T) { inWorkers(t, p, tc.f) })
 	}
