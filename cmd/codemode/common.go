@@ -2,12 +2,17 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -17,73 +22,239 @@ import (
 	"github.com/codemode-dev/codemode/tools/whiteboard"
 )
 
-// common holds the flags every running command shares.
-type common struct {
-	config    string
-	board     string
-	timeout   time.Duration
-	wasmDirs  dirList
-	wasmCache string
-	runner    string
-	script    bool // --timeout bounds a script rather than a batch
-
-	loader *wasmtool.Loader // set by setup when --wasm-dir is given
-	pool   *worker.Pool     // set by setup for --runner worker
+// A job is what batch and run differ in; runJob does the rest.
+type job struct {
+	cmd  string // "batch" or "run"
+	what string // "request" or "script", for messages
+	// prepare checks the input (and the options only this command has)
+	// before anything is set up, and returns the run.
+	prepare func(o *options, input []byte) (runFunc, error)
 }
 
-func (c *common) register(fs *flag.FlagSet) {
-	fs.StringVar(&c.config, "config", "", "engine limits as a JSON file")
-	fs.StringVar(&c.board, "board", "", "load the board from FILE (if it exists) and save it back")
-	fs.DurationVar(&c.timeout, "timeout", 0, "whole-run timeout, e.g. 5s")
-	fs.Var(&c.wasmDirs, "wasm-dir", "load the WASM tools (*.tool.json and their modules) of DIR; repeatable")
-	fs.StringVar(&c.wasmCache, "wasm-cache", defaultWasmCache(), `keep compiled WASM tools in DIR ("off": compile every time)`)
-	fs.StringVar(&c.runner, "runner", "worker", `where scripts and WASM tool calls run: "worker" (worker processes with OS limits) or "inprocess"`)
+// A runFunc runs a prepared job on the engine. An error means it was
+// rejected before anything ran.
+type runFunc func(ctx context.Context, eng *engine.Engine) (outcome, error)
+
+// outcome is what a job's run produced.
+type outcome struct {
+	result  any      // printed on stdout as indented JSON
+	ok      bool     // every operation or the script succeeded
+	unknown []string // the tool names called that no tool has
 }
 
-// dirList is a repeatable flag.
-type dirList []string
+// runJob is batch and run: flags, input, set-up, the run, its result, the
+// board saved back.
+func runJob(j job, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	var o options
+	pos, err := parseFlags(j.cmd, &o, args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, commandHelp(findCommand(j.cmd)))
+		return exitOK
+	}
+	if err != nil {
+		return usageError(stderr, j.cmd, err)
+	}
+	if len(pos) == 0 || (len(pos) == 1 && pos[0] == "-") {
+		refuse, hint := stdinPlan(pos, isTerminal(stdin))
+		if refuse {
+			return fail(stderr, exitUsage, "%s: no FILE, and stdin is a terminal: give a FILE, pipe the %s in, or use \"-\" to type it (end with %s)", j.cmd, j.what, eofKey())
+		}
+		if hint {
+			fmt.Fprintf(stderr, "codemode: reading the %s from stdin; end it with %s\n", j.what, eofKey())
+		}
+	}
+	data, err := readInput(pos, stdin)
+	if err != nil {
+		return fail(stderr, exitUsage, "%s: %v", j.cmd, err)
+	}
+	if len(data) > maxInput {
+		return fail(stderr, exitUsage, "%s: the %s is larger than %d MiB", j.cmd, j.what, maxInput>>20)
+	}
+	timeoutOf := "batch"
+	if j.cmd == "run" {
+		timeoutOf = "script"
+	}
+	// The input's problems and the set-up's, all at once.
+	exec, perr := j.prepare(&o, data)
+	if perr != nil {
+		perr = errors.New(message(perr))
+	}
+	s, err := newSession(&o, timeoutOf)
+	if err := errors.Join(perr, err); err != nil {
+		return fail(stderr, exitUsage, "%s: %v", j.cmd, err)
+	}
+	defer s.close()
+	if err := s.start(); err != nil {
+		return fail(stderr, exitUsage, "%s: %v", j.cmd, message(err))
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	out, err := exec(ctx, s.eng)
+	if err != nil {
+		return fail(stderr, exitUsage, "%s: %v", j.cmd, message(err))
+	}
+	res, _ := json.MarshalIndent(out.result, "", "  ")
+	fmt.Fprintf(stdout, "%s\n", res)
+	if hint := unknownToolHint(out.unknown, s.toolNames(), o.wasmDirs); hint != "" {
+		fmt.Fprintf(stderr, "codemode: %s\n", hint)
+	}
+	if msg := s.saveBoard(); msg != "" {
+		// Not fail: the last resort carries the board's JSON, on lines.
+		fmt.Fprintf(stderr, "codemode: %s: %s\n", j.cmd, msg)
+		return exitFailed
+	}
+	if !out.ok {
+		return exitFailed
+	}
+	return exitOK
+}
 
-func (d *dirList) String() string { return strings.Join(*d, ",") }
-func (d *dirList) Set(v string) error {
-	*d = append(*d, v)
-	return nil
+// session is the set-up the commands share: the configuration, the board
+// file, the runner, the WASM tools and the engine over them and the
+// whiteboard tools.
+type session struct {
+	o         *options
+	timeoutOf string // the limit --timeout sets: "batch", "script", or "" (tools)
+	cfg       engine.Config
+	cache     string // the compilation cache's directory, "" for none
+	eng       *engine.Engine
+	board     *whiteboard.Board
+	loader    *wasmtool.Loader // when --wasm-dir is given
+	pool      *worker.Pool     // for --runner worker
+}
+
+// newSession checks what can be checked before anything starts (the config,
+// the timeout, the cache directory, the board file) and reports every
+// problem at once. The board file is checked for being writable here, and
+// loaded, so that no run does work that could not be saved. timeoutOf is the
+// limit --timeout sets, "batch" or "script", or "" for a command that runs
+// nothing (tools: no board, no runner). start does the rest.
+func newSession(o *options, timeoutOf string) (*session, error) {
+	s := &session{o: o, timeoutOf: timeoutOf, board: whiteboard.NewBoard()}
+	var errs []error
+	var err error
+	if s.cfg, err = o.loadConfig(timeoutOf); err != nil {
+		errs = append(errs, errors.New(message(err)))
+	}
+	if s.cache, err = o.cacheDir(); err != nil {
+		errs = append(errs, err)
+	}
+	if o.board != "" {
+		if err := s.loadBoard(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return s, errors.Join(errs...)
+}
+
+// start starts the runner, loads the WASM tools and builds the engine.
+// Call close when done, also after an error.
+func (s *session) start() error {
+	b := engine.NewBuilder()
+	if s.timeoutOf != "" && s.o.runner != "inprocess" {
+		// One script per command: one worker, started now, while the tools
+		// load; a WASM call the script makes starts a second.
+		pool, err := worker.New(worker.Config{Warm: 1, WasmCacheDir: s.cache})
+		if err != nil {
+			return err
+		}
+		s.pool = pool
+		b.WithScriptRunner(pool)
+	}
+	wasmTools, err := s.loadWasm(context.Background(), s.cache)
+	if err != nil {
+		return err
+	}
+	s.eng, err = b.Add(whiteboard.Tools(s.board)...).Add(wasmTools...).WithConfig(s.cfg).Build()
+	return err
+}
+
+// close releases what start started.
+func (s *session) close() {
+	if s.loader != nil {
+		s.loader.Close(context.Background())
+	}
+	if s.pool != nil {
+		s.pool.Close()
+	}
+}
+
+// loadConfig reads --config and tightens the timeoutOf limit to --timeout.
+func (o *options) loadConfig(timeoutOf string) (engine.Config, error) {
+	cfg := engine.DefaultConfig()
+	if o.config != "" {
+		var err error
+		if cfg, err = engine.LoadConfig(o.config); err != nil {
+			return cfg, err
+		}
+	}
+	if o.timeout == 0 {
+		return cfg, nil
+	}
+	limit := &cfg.Limits.BatchTimeout
+	if timeoutOf == "script" {
+		limit = &cfg.Script.Timeout
+	}
+	if o.timeout > *limit {
+		return cfg, fmt.Errorf("--timeout %v exceeds the configured %s timeout %v", o.timeout.D(), timeoutOf, limit.D())
+	}
+	*limit = o.timeout
+	return cfg, nil
 }
 
 // defaultWasmCache is where compiled WASM tools are kept between runs: a Go
 // tool compiles in about a second, and loads from the cache in a fraction.
+// "" when the system has no user cache directory.
 func defaultWasmCache() string {
 	dir, err := os.UserCacheDir()
 	if err != nil {
-		return "off"
+		return ""
 	}
 	return filepath.Join(dir, "codemode", "wasm")
 }
 
-// wasmCacheDir is --wasm-cache, "" for off.
-func (c *common) wasmCacheDir() string {
-	if c.wasmCache == "off" {
-		return ""
+// cacheDir is the directory of the compilation cache, "" for none: --wasm-cache,
+// "off", or the default. A --wasm-cache that names something other than a
+// directory is an error; the default is a convenience, skipped when unusable.
+func (o *options) cacheDir() (string, error) {
+	switch o.wasmCache {
+	case "off":
+		return "", nil
+	case "":
+		dir := defaultWasmCache()
+		if fi, err := os.Stat(dir); dir == "" || (err == nil && !fi.IsDir()) {
+			return "", nil
+		}
+		return dir, nil
 	}
-	return c.wasmCache
+	fi, err := os.Stat(o.wasmCache)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return o.wasmCache, nil // made by the first compile
+	case err != nil:
+		return "", fmt.Errorf("--wasm-cache %s: %v", o.wasmCache, pathless(err))
+	case !fi.IsDir():
+		return "", fmt.Errorf(`--wasm-cache %s: not a directory (give a directory, made if missing, or "off")`, o.wasmCache)
+	}
+	return o.wasmCache, nil
 }
 
 // loadWasm loads the tools of every --wasm-dir.
-func (c *common) loadWasm(ctx context.Context) ([]engine.Tool, error) {
-	if len(c.wasmDirs) == 0 {
+func (s *session) loadWasm(ctx context.Context, cache string) ([]engine.Tool, error) {
+	if len(s.o.wasmDirs) == 0 {
 		return nil, nil
 	}
-	opts := wasmtool.Options{CacheDir: c.wasmCacheDir(), Workers: c.pool}
-	l, err := wasmtool.NewLoader(ctx, opts)
-	if err != nil && c.wasmCache == defaultWasmCache() {
+	l, err := wasmtool.NewLoader(ctx, wasmtool.Options{CacheDir: cache, Workers: s.pool})
+	if err != nil && s.o.wasmCache == "" && cache != "" {
 		// The default cache is a convenience: without it, compile every time.
-		l, err = wasmtool.NewLoader(ctx, wasmtool.Options{Workers: c.pool})
+		l, err = wasmtool.NewLoader(ctx, wasmtool.Options{Workers: s.pool})
 	}
 	if err != nil {
 		return nil, err
 	}
-	c.loader = l
+	s.loader = l
 	var tools []engine.Tool
-	for _, dir := range c.wasmDirs {
+	for _, dir := range s.o.wasmDirs {
 		ts, err := l.LoadDir(ctx, dir)
 		if err != nil {
 			return nil, err
@@ -93,131 +264,145 @@ func (c *common) loadWasm(ctx context.Context) ([]engine.Tool, error) {
 	return tools, nil
 }
 
-// close releases what setup loaded.
-func (c *common) close() {
-	if c.loader != nil {
-		c.loader.Close(context.Background())
+// toolNames lists the engine's tools.
+func (s *session) toolNames() []string {
+	var names []string
+	for _, t := range s.eng.ToolDefinitions().Tools {
+		names = append(names, t.Name)
 	}
-	if c.pool != nil {
-		c.pool.Close()
-	}
+	return names
 }
 
-// newFlagSet makes a flag set that reports errors instead of exiting.
-func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	return fs
+// loadBoard checks that --board can be saved back (before anything runs,
+// so that no work is done that could not be kept) and loads it: a missing
+// file is an empty board, and so is an empty one.
+func (s *session) loadBoard() error {
+	if err := whiteboard.CheckFile(s.o.board); err != nil {
+		return boardError(s.o.board, err)
+	}
+	if err := s.board.LoadFile(s.o.board); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return boardError(s.o.board, err)
+	}
+	return nil
 }
 
-// parse parses flags wherever they stand among the positional arguments
-// ("batch file.json --board b.json" works as well as the other order).
-func parse(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return pos, nil
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
+// boardError is a board file's error as the CLI says it: the flag, the file,
+// what is wrong.
+func boardError(path string, err error) error {
+	var fe *whiteboard.FileError
+	if errors.As(err, &fe) {
+		err = fe.Err
 	}
+	return fmt.Errorf("--board %s: %v", path, err)
 }
 
-// setup loads the config, the board and the WASM tools and builds the
-// engine over them and the whiteboard tools. Call close when done.
-func (c *common) setup() (*engine.Engine, *whiteboard.Board, error) {
-	cfg := engine.DefaultConfig()
-	if c.config != "" {
-		var err error
-		if cfg, err = engine.LoadConfig(c.config); err != nil {
-			return nil, nil, err
+// saveBoard writes the board back to --board, and returns "" or the line
+// to print. A save that fails even so (the disk is full, the file was made
+// read-only during the run) keeps the work: the board is written beside the
+// file, or else into the temporary directory, or else onto stderr, and the
+// line says where.
+func (s *session) saveBoard() string {
+	if s.o.board == "" {
+		return ""
+	}
+	err := s.board.SaveFile(s.o.board)
+	if err == nil {
+		return ""
+	}
+	why := boardError(s.o.board, err)
+	stamp := time.Now().Format("20060102-150405")
+	for _, try := range []struct{ dir, pattern string }{
+		{filepath.Dir(s.o.board), filepath.Base(s.o.board) + ".unsaved-" + stamp + "-*.json"},
+		{os.TempDir(), "codemode-board-" + stamp + "-*.json"},
+	} {
+		if name, err := writeNew(try.dir, try.pattern, s.board.Save); err == nil {
+			return fmt.Sprintf("%v: the board was not saved there; it is in %s", why, name)
 		}
 	}
-	if c.timeout < 0 {
-		return nil, nil, errors.New("--timeout must be positive")
-	}
-	if c.timeout > 0 {
-		limit, what := &cfg.Limits.BatchTimeout, "batch"
-		if c.script {
-			limit, what = &cfg.Script.Timeout, "script"
-		}
-		if c.timeout > limit.D() {
-			return nil, nil, fmt.Errorf("--timeout %v exceeds the configured %s timeout %v", c.timeout, what, limit.D())
-		}
-		*limit = engine.Duration(c.timeout)
-	}
-	board := whiteboard.NewBoard()
-	if c.board != "" {
-		f, err := os.Open(c.board)
-		switch {
-		case errors.Is(err, os.ErrNotExist):
-		case err != nil:
-			return nil, nil, err
-		default:
-			err = board.Load(f)
-			f.Close()
-			if err != nil {
-				return nil, nil, fmt.Errorf("board %s: %w", c.board, err)
-			}
-		}
-	}
-	b := engine.NewBuilder()
-	switch c.runner {
-	case "inprocess":
-	case "worker":
-		// One script per command: one worker, started now, while the tools
-		// load; a WASM call the script makes starts a second.
-		pool, err := worker.New(worker.Config{Warm: 1, WasmCacheDir: c.wasmCacheDir()})
-		if err != nil {
-			return nil, nil, err
-		}
-		c.pool = pool
-		b.WithScriptRunner(pool)
-	default:
-		return nil, nil, fmt.Errorf(`--runner must be "worker" or "inprocess", not %q`, c.runner)
-	}
-	wasmTools, err := c.loadWasm(context.Background())
+	var b strings.Builder
+	s.board.Save(&b)
+	return fmt.Sprintf("%v: the board was not saved there, nor beside it or in %s; here it is:\n%s", why, os.TempDir(), strings.TrimSpace(b.String()))
+}
+
+// writeNew writes a new file in dir named after pattern (as os.CreateTemp).
+func writeNew(dir, pattern string, write func(io.Writer) error) (string, error) {
+	f, err := os.CreateTemp(dir, pattern)
 	if err != nil {
-		return nil, nil, err
+		return "", err
 	}
-	eng, err := b.Add(whiteboard.Tools(board)...).Add(wasmTools...).WithConfig(cfg).Build()
+	err = write(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
 	if err != nil {
-		return nil, nil, err
+		os.Remove(f.Name())
+		return "", err
 	}
-	return eng, board, nil
+	return f.Name(), nil
 }
 
-// saveBoard writes the board back to --board, atomically: a crash leaves
-// either the old file or the new one.
-func (c *common) saveBoard(b *whiteboard.Board) error {
-	if c.board == "" {
-		return nil
+// unknownToolHint returns a hint for stderr when calls named tools in a
+// namespace ("graph.layout") that no loaded tool is in: such tools are WASM
+// tools, which come with --wasm-dir. It returns "" otherwise. The result
+// the model reads stays as it is; this is for the person at the terminal.
+func unknownToolHint(called, loaded, wasmDirs []string) string {
+	var missing []string
+	for _, name := range called {
+		i := strings.LastIndexByte(name, '.')
+		if i <= 0 {
+			continue
+		}
+		ns := name[:i+1]
+		if slices.Contains(missing, ns+"*") || slices.ContainsFunc(loaded, func(t string) bool { return strings.HasPrefix(t, ns) }) {
+			continue
+		}
+		missing = append(missing, ns+"*")
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(c.board), ".board-*.json")
-	if err != nil {
-		return err
+	if len(missing) == 0 {
+		return ""
 	}
-	defer os.Remove(tmp.Name())
-	mode := os.FileMode(0o644) // CreateTemp makes 0600; keep the file's own mode
-	if fi, err := os.Stat(c.board); err == nil {
-		mode = fi.Mode().Perm()
+	tools := strings.Join(missing, ", ")
+	if len(wasmDirs) == 0 {
+		return fmt.Sprintf("hint: no tool %s is loaded; WASM tools are loaded with --wasm-dir DIR (see docs/wasm.md)", tools)
 	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return err
+	return fmt.Sprintf("hint: no tool %s is in --wasm-dir %s", tools, strings.Join(wasmDirs, ", "))
+}
+
+// stdinPlan decides what to do when the input would come from stdin (pos
+// is empty or "-") and whether stdin is a terminal. With no FILE it refuses:
+// a command that waits silently for typing looks hung, and the user most
+// likely forgot FILE. With "-" it reads, after a hint that it is waiting.
+func stdinPlan(pos []string, terminal bool) (refuse, hint bool) {
+	if !terminal {
+		return false, false
 	}
-	if err := b.Save(tmp); err != nil {
-		tmp.Close()
-		return err
+	if len(pos) == 0 {
+		return true, false
 	}
-	if err := tmp.Close(); err != nil {
-		return err
+	return false, true
+}
+
+// isTerminal reports whether r is a terminal: a character device other than
+// the null device (which is what "< /dev/null" gives).
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
 	}
-	return os.Rename(tmp.Name(), c.board)
+	fi, err := f.Stat()
+	if err != nil || fi.Mode()&fs.ModeCharDevice == 0 {
+		return false
+	}
+	null, err := os.Stat(os.DevNull)
+	return err != nil || !os.SameFile(fi, null)
+}
+
+// eofKey is how a terminal ends standard input.
+func eofKey() string {
+	if runtime.GOOS == "windows" {
+		return "Ctrl-Z, Enter"
+	}
+	return "Ctrl-D"
 }
 
 // readInput reads FILE, or stdin for "-" or no argument.
@@ -239,6 +424,26 @@ func readInput(pos []string, stdin io.Reader) ([]byte, error) {
 // maxInput bounds a request read from a file or stdin.
 const maxInput = 16 << 20
 
+// pathless strips the path from an *fs.PathError whose message names it
+// already, and keeps what went wrong, e.g. "permission denied".
+func pathless(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// message is an error's text without the code prefix when it is an engine
+// error whose code says no more than "the request is malformed".
+func message(err error) string {
+	var e *engine.Error
+	if errors.As(err, &e) && e.Code == engine.CodeBadRequest {
+		return e.Message
+	}
+	return err.Error()
+}
+
 // fail prints one line on stderr (multi-line errors, such as every problem
 // Build found, are joined with "; ") and returns code.
 func fail(stderr io.Writer, code int, format string, args ...any) int {
@@ -247,12 +452,7 @@ func fail(stderr io.Writer, code int, format string, args ...any) int {
 	return code
 }
 
-// helpRequested prints a command's usage for -h/--help; it reports whether
-// err was that request.
-func helpRequested(err error, stdout io.Writer, usageLine string) bool {
-	if !errors.Is(err, flag.ErrHelp) {
-		return false
-	}
-	fmt.Fprintf(stdout, "usage: %s\n\nSee \"codemode help\" for the flags.\n", usageLine)
-	return true
+// usageError prints a flag error: one line, with where to read the flags.
+func usageError(stderr io.Writer, cmd string, err error) int {
+	return fail(stderr, exitUsage, "%s: %v; see \"codemode %s --help\"", cmd, err, cmd)
 }

@@ -7,44 +7,39 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
+	"github.com/codemode-dev/codemode/internal/suggest"
 	"github.com/codemode-dev/codemode/sandbox/worker"
 )
 
-const usage = `codemode runs many tool calls in one step over the built-in whiteboard
-tools and any WASM tools you add: a flat batch of operations with $ref between them, or a JavaScript or
-TypeScript script that calls the tools as async functions.
+// usage is what "codemode help" prints.
+func usage() string {
+	var b strings.Builder
+	b.WriteString(`codemode runs many tool calls in one step over the built-in whiteboard tools
+and any WASM tools you add: a flat batch of operations with $ref between them,
+or a JavaScript or TypeScript script that calls the tools as async functions.
 
 Usage:
-  codemode tools [--json|--ts]            list the tools (--json: MCP shape, with the meta-tools;
-                                          --ts: the TypeScript declarations scripts see)
-  codemode batch [FILE|-] [flags]         run a batch request (JSON), print the batch result JSON
-  codemode run   [FILE|-] [flags]         run a script (JS or TS), print the code-mode result JSON
-  codemode help                           show this text
-
-Flags:
-  --config FILE       engine limits as JSON (see docs/config.md)
-  --board FILE        load the whiteboard from FILE (if it exists) and save it back after the run
-  --timeout DURATION  whole-run timeout, e.g. 5s (defaults: batch 60s, script 30s;
-                      may only tighten --config's)
-  --input JSON|@FILE  run only: the script's global "input"
-  --wasm-dir DIR      also load the WASM tools of DIR (NAME.tool.json manifests beside
-                      their modules; see docs/wasm.md); repeatable
-  --wasm-cache DIR    keep compiled WASM tools in DIR between runs (default: the user
-                      cache directory; "off" compiles every time)
-  --runner worker|inprocess
-                      where scripts and WASM tool calls run (default worker: a worker
-                      process under OS limits, so a crash in it is that run's error)
-
+`)
+	for _, c := range commands {
+		fmt.Fprintf(&b, "  %-34s%s\n", strings.TrimSpace("codemode "+c.name+" "+c.args)+" [flags]", c.summary)
+	}
+	fmt.Fprintf(&b, "  %-34s%s\n", "codemode help [COMMAND]", "show this text, or a command's flags")
+	b.WriteString(flagHelp())
+	b.WriteString(`
 Exit status: 0 everything succeeded; 1 a batch operation or the script failed
-(the result JSON is still printed on stdout); 2 usage error or malformed request.
+(the result JSON is still printed on stdout), or the board could not be saved;
+2 usage error or malformed request (one line on stderr).
 
 Examples:
   codemode batch examples/retro.json
   codemode run examples/flowchart.ts --board board.json
   echo 'return await tools.getBoardState()' | codemode run --board board.json
   scripts/build-wasm-tools.sh && codemode run --wasm-dir tools/wasm/build examples/graph.ts
-`
+`)
+	return b.String()
+}
 
 func main() {
 	worker.Main() // a worker process of --runner worker never returns from here
@@ -54,8 +49,7 @@ func main() {
 // run is the whole command, with its streams, so tests can drive it.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
-		return exitUsage
+		return fail(stderr, exitUsage, `no command: want tools, batch, run or help (see "codemode help")`)
 	}
 	cmd, rest := args[0], args[1:]
 	switch cmd {
@@ -66,14 +60,27 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "run":
 		return cmdRun(rest, stdin, stdout, stderr)
 	case "help", "-h", "--help", "-help":
-		fmt.Fprint(stdout, usage)
+		switch {
+		case len(rest) == 0:
+			fmt.Fprint(stdout, usage())
+		case len(rest) == 1 && findCommand(rest[0]) != nil:
+			fmt.Fprint(stdout, commandHelp(findCommand(rest[0])))
+		default:
+			return fail(stderr, exitUsage, `help: want no argument or one of tools, batch, run, got %q`, strings.Join(rest, " "))
+		}
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "codemode: unknown command %q (commands: tools, batch, run, help)\n", cmd)
-	return exitUsage
+	msg := fmt.Sprintf("unknown command %q (commands: tools, batch, run, help)", cmd)
+	if s := suggest.Names(cmd, []string{"tools", "batch", "run", "help"}); len(s) > 0 {
+		msg = fmt.Sprintf("unknown command %q (did you mean %s?)", cmd, s[0])
+	}
+	if strings.HasPrefix(cmd, "-") {
+		msg = fmt.Sprintf("%s before the command: flags come after it, as in \"codemode run --board b.json FILE\"", cmd)
+	}
+	return fail(stderr, exitUsage, "%s", msg)
 }
 
-// Exit statuses of the contract.
+// Exit statuses (see "codemode help").
 const (
 	exitOK     = 0
 	exitFailed = 1

@@ -122,16 +122,16 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 		want        string
 	}{
 		{"malformed JSON", `{"operations":[`, []string{"batch"}, "malformed JSON"},
-		{"not a request", `[1,2]`, []string{"batch", "-"}, "must be an object"},
-		{"unknown field", `{"ops":[]}`, []string{"batch"}, `unknown field "ops"`},
+		{"not a request", `[1,2]`, []string{"batch", "-"}, "want an object, got an array"},
+		{"unknown field", `{"ops":[]}`, []string{"batch"}, `ops: unknown field`},
 		{"cycle", `{"operations":[{"tool":"getBoardState","label":"a","args":{"parentId":{"$ref":"a.id"}}}]}`, []string{"batch"}, "itself"},
 		{"too many for config", string(retro), []string{"batch", "--config", cfg}, "10 operations; the limit is 3"},
-		{"bad config", `{}`, []string{"batch", "--config", badCfg}, `unknown field "maxOps"`},
-		{"config with several problems", `{"operations":[{"tool":"getBoardState"}]}`, []string{"batch", "--config", negCfg}, "maxOperations must not be negative; config: limits.maxConcurrency"},
+		{"bad config", `{"operations":[{"tool":"getBoardState"}]}`, []string{"batch", "--config", badCfg}, `limits.maxOps: unknown field`},
+		{"config with several problems", `{"operations":[{"tool":"getBoardState"}]}`, []string{"batch", "--config", negCfg}, "limits.maxOperations: must be positive, not -1 (leave it out for the default); limits.maxConcurrency: must be positive"},
 		{"bad board", `{"operations":[{"tool":"getBoardState"}]}`, []string{"batch", "--board", badBoard}, "blob"},
 		{"missing file", ``, []string{"batch", filepath.Join(dir, "nope.json")}, "no such file"},
 		{"two files", ``, []string{"batch", "a", "b"}, "one input file"},
-		{"bad flag", ``, []string{"batch", "--bored", "x"}, "flag provided but not defined"},
+		{"bad flag", ``, []string{"batch", "--bored", "x"}, "unknown flag --bored (did you mean --board?)"},
 		{"timeout above config", `{"operations":[{"tool":"getBoardState"}]}`, []string{"batch", "--timeout", "2m"}, "exceeds"},
 		{"unknown command", ``, []string{"bach"}, `unknown command "bach"`},
 		{"tools with args", ``, []string{"tools", "x"}, "unexpected argument"},
@@ -183,7 +183,7 @@ func TestTools(t *testing.T) {
 			t.Errorf("%v: exit %d, %q", args, code, out)
 		}
 	}
-	if _, errs, code := cli(t, ""); code != 2 || !strings.Contains(errs, "Usage:") {
-		t.Errorf("no args: exit %d", code)
+	if _, errs, code := cli(t, ""); code != 2 || errs != "codemode: no command: want tools, batch, run or help (see \"codemode help\")\n" {
+		t.Errorf("no args: exit %d, stderr %q", code, errs)
 	}
 }

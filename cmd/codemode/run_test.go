@@ -623,7 +623,7 @@ func TestRunUsageErrorsExitTwo(t *testing.T) {
 		{"missing script", "", []string{filepath.Join(dir, "nope.ts")}, "no such file"},
 		{"two scripts", "", []string{script, script}, "one input file"},
 		{"timeout above config", "return 1", []string{"--timeout", "1h"}, "exceeds"},
-		{"bad flag", "return 1", []string{"--inptu", "{}"}, "flag provided but not defined"},
+		{"bad flag", "return 1", []string{"--inptu", "{}"}, "unknown flag --inptu (did you mean --input?)"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

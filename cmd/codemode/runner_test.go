@@ -46,7 +46,7 @@ func TestRunnerWorkerContainsACrash(t *testing.T) {
 
 func TestRunnerFlag(t *testing.T) {
 	_, errs, code := cli(t, "return 1", "run", "--runner", "vm")
-	if code != exitUsage || !strings.Contains(errs, `--runner must be "worker" or "inprocess"`) {
+	if code != exitUsage || errs != "codemode: run: invalid value \"vm\" for --runner: want \"worker\" or \"inprocess\"; see \"codemode run --help\"\n" {
 		t.Errorf("exit %d, stderr %q", code, errs)
 	}
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -9,36 +11,35 @@ import (
 )
 
 func cmdTools(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("tools", stderr)
-	var c common
-	c.register(fs)
-	asJSON := fs.Bool("json", false, "print the definitions as JSON (MCP shape)")
-	asTS := fs.Bool("ts", false, "print the TypeScript declarations scripts see")
-	const usageLine = "codemode tools [--json|--ts] [--wasm-dir DIR]"
-	pos, err := parse(fs, args)
-	if helpRequested(err, stdout, usageLine) {
+	var o options
+	pos, err := parseFlags("tools", &o, args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, commandHelp(findCommand("tools")))
 		return exitOK
 	}
+	if err == nil && len(pos) > 0 {
+		err = fmt.Errorf("unexpected argument %q", pos[0])
+	}
+	if err == nil && o.json && o.ts {
+		err = errors.New("--json and --ts exclude each other")
+	}
 	if err != nil {
-		return fail(stderr, exitUsage, "tools: %v (usage: %s)", err, usageLine)
+		return usageError(stderr, "tools", err)
 	}
-	if len(pos) > 0 {
-		return fail(stderr, exitUsage, "tools: unexpected argument %q (usage: %s)", pos[0], usageLine)
+	s, err := newSession(&o, "")
+	if err == nil {
+		defer s.close()
+		err = s.start()
 	}
-	if *asJSON && *asTS {
-		return fail(stderr, exitUsage, "tools: --json and --ts exclude each other")
-	}
-	eng, _, err := c.setup()
-	defer c.close()
 	if err != nil {
-		return fail(stderr, exitUsage, "%v", err)
+		return fail(stderr, exitUsage, "tools: %v", message(err))
 	}
-	if *asTS {
-		fmt.Fprint(stdout, eng.Declarations())
+	if o.ts {
+		fmt.Fprint(stdout, s.eng.Declarations())
 		return exitOK
 	}
-	defs := eng.ToolDefinitions()
-	if *asJSON {
+	defs := s.eng.ToolDefinitions()
+	if o.json {
 		out, _ := json.MarshalIndent(defs.MCP(), "", "  ")
 		fmt.Fprintf(stdout, "%s\n", out)
 		return exitOK

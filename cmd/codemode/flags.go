@@ -1,0 +1,239 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/codemode-dev/codemode/engine"
+	"github.com/codemode-dev/codemode/internal/suggest"
+)
+
+// options are the flags of the commands; each command registers only the
+// flags it uses (commandFlags), so that any other is a usage error.
+type options struct {
+	config    string
+	board     string
+	timeout   engine.Duration
+	wasmDirs  dirList
+	wasmCache string
+	runner    runnerFlag
+	input     string
+	json, ts  bool
+}
+
+// A command is one of the CLI's commands, as its help shows it.
+type command struct {
+	name    string
+	args    string // positional arguments, for the usage line
+	summary string // one line, for the list of commands
+	about   string // what --help says before the flags
+}
+
+var commands = []command{
+	{"tools", "", "list the tools (whiteboard built-ins and --wasm-dir tools)",
+		`List the tools: name, access (read-only, writes, or meta for the batch and
+execute_code meta-tools) and the first sentence of the description.`},
+	{"batch", "[FILE|-]", "run a batch request (JSON), print the batch result JSON",
+		`Run a batch request (JSON) read from FILE, or from stdin when FILE is "-" or
+missing, and print the batch result JSON. On a terminal a missing FILE is an
+error, not a silent wait for typing: "-" reads what you type, up to Ctrl-D.`},
+	{"run", "[FILE|-]", "run a script (JS or TS), print the code-mode result JSON",
+		`Run a script (JavaScript or TypeScript, the body of an async function) read
+from FILE, or from stdin when FILE is "-" or missing, and print the code-mode
+result JSON. On a terminal a missing FILE is an error, not a silent wait for
+typing: "-" reads what you type, up to Ctrl-D.`},
+}
+
+func findCommand(name string) *command {
+	for i := range commands {
+		if commands[i].name == name {
+			return &commands[i]
+		}
+	}
+	return nil
+}
+
+// A flagSpec is one flag: which commands take it, how it is bound, and its
+// help text (the argument's name and lines of explanation).
+type flagSpec struct {
+	name string
+	arg  string // "" for a switch
+	help string
+	cmds []string
+	bind func(fs *flag.FlagSet, o *options, name string)
+}
+
+var flagSpecs = []flagSpec{
+	{"config", "FILE", "engine limits as JSON (see docs/config.md)", []string{"tools", "batch", "run"},
+		func(fs *flag.FlagSet, o *options, n string) { fs.StringVar(&o.config, n, "", "") }},
+	{"wasm-dir", "DIR", "also load the WASM tools of DIR (NAME.tool.json manifests beside\ntheir modules; see docs/wasm.md); repeatable", []string{"tools", "batch", "run"},
+		func(fs *flag.FlagSet, o *options, n string) { fs.Var(&o.wasmDirs, n, "") }},
+	{"wasm-cache", "DIR", "keep compiled WASM tools in DIR between runs (default: the user\ncache directory; \"off\" compiles every time)", []string{"tools", "batch", "run"},
+		func(fs *flag.FlagSet, o *options, n string) { fs.StringVar(&o.wasmCache, n, "", "") }},
+	{"board", "FILE", "load the whiteboard from FILE (if it exists) and save it back\nafter the run", []string{"batch", "run"},
+		func(fs *flag.FlagSet, o *options, n string) { fs.StringVar(&o.board, n, "", "") }},
+	{"timeout", "DURATION", "whole-run timeout: 5s, 1m30s, or a number of milliseconds\n(defaults: batch 60s, script 30s; may only tighten --config's)", []string{"batch", "run"},
+		func(fs *flag.FlagSet, o *options, n string) { fs.Var(&o.timeout, n, "") }},
+	{"runner", "worker|inprocess", "where scripts and WASM tool calls run (default worker: a worker\nprocess under OS limits, so a crash in it is that run's error)", []string{"batch", "run"},
+		func(fs *flag.FlagSet, o *options, n string) { fs.Var(&o.runner, n, "") }},
+	{"input", "JSON|@FILE", `the script's global "input", inline or read from FILE`, []string{"run"},
+		func(fs *flag.FlagSet, o *options, n string) { fs.StringVar(&o.input, n, "", "") }},
+	{"json", "", "print the definitions as JSON (MCP's shape, with the meta-tools)", []string{"tools"},
+		func(fs *flag.FlagSet, o *options, n string) { fs.BoolVar(&o.json, n, false, "") }},
+	{"ts", "", "print the TypeScript declarations scripts see", []string{"tools"},
+		func(fs *flag.FlagSet, o *options, n string) { fs.BoolVar(&o.ts, n, false, "") }},
+}
+
+// commandFlags returns the flags of a command, in help order.
+func commandFlags(cmd string) []flagSpec {
+	var out []flagSpec
+	for _, f := range flagSpecs {
+		if slices.Contains(f.cmds, cmd) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// parseFlags parses a command's arguments into o and returns the positional
+// ones. Flags may stand anywhere among them ("batch file.json --board b.json"
+// works as well as the other order). The error is one line for a usage
+// error, or flag.ErrHelp.
+func parseFlags(cmd string, o *options, args []string) ([]string, error) {
+	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	for _, f := range commandFlags(cmd) {
+		f.bind(fs, o, f.name)
+	}
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, flagError(cmd, err)
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+// flagError rewrites the flag package's errors the way the help spells flags
+// (--name), with the flag meant or the commands that take it.
+func flagError(cmd string, err error) error {
+	if errors.Is(err, flag.ErrHelp) {
+		return err
+	}
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+		name = strings.TrimLeft(name, "-")
+		for _, f := range flagSpecs {
+			if f.name == name {
+				return fmt.Errorf("--%s is for %s only", name, strings.Join(f.cmds, " and "))
+			}
+		}
+		var names []string
+		for _, f := range commandFlags(cmd) {
+			names = append(names, f.name)
+		}
+		if s := suggest.Names(name, names); len(s) > 0 {
+			return fmt.Errorf("unknown flag --%s (did you mean --%s?)", name, s[0])
+		}
+		return fmt.Errorf("unknown flag --%s", name)
+	}
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: "); ok {
+		name = strings.TrimLeft(name, "-")
+		for _, f := range flagSpecs {
+			if f.name == name {
+				return fmt.Errorf("--%s needs a value (--%s %s)", name, name, f.arg)
+			}
+		}
+	}
+	// invalid value "x" for flag -name: why; invalid boolean value "x" for -name: why
+	if strings.HasPrefix(msg, "invalid ") {
+		for _, from := range []string{" for flag -", " for -"} {
+			if i := strings.Index(msg, from); i >= 0 {
+				return errors.New(msg[:i] + " for --" + msg[i+len(from):])
+			}
+		}
+	}
+	return err
+}
+
+// commandHelp is what "codemode CMD --help" and "codemode help CMD" print.
+func commandHelp(c *command) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "usage: codemode %s", c.name)
+	if c.args != "" {
+		fmt.Fprintf(&b, " %s", c.args)
+	}
+	fmt.Fprintf(&b, " [flags]\n\n%s\n\nFlags:\n", c.about)
+	writeFlags(&b, commandFlags(c.name))
+	return b.String()
+}
+
+// flagHelp is the flags part of "codemode help": the flags grouped by the
+// commands that take them.
+func flagHelp() string {
+	var b strings.Builder
+	for i := 0; i < len(flagSpecs); {
+		cmds := flagSpecs[i].cmds
+		j := i
+		for j < len(flagSpecs) && slices.Equal(flagSpecs[j].cmds, cmds) {
+			j++
+		}
+		who := strings.Join(cmds, " and ")
+		if len(cmds) > 2 {
+			who = strings.Join(cmds[:len(cmds)-1], ", ") + " and " + cmds[len(cmds)-1]
+		}
+		fmt.Fprintf(&b, "\nFlags of %s:\n", who)
+		writeFlags(&b, flagSpecs[i:j])
+		i = j
+	}
+	return b.String()
+}
+
+// writeFlags writes flags as a help list.
+func writeFlags(b *strings.Builder, flags []flagSpec) {
+	const col = 22
+	for _, f := range flags {
+		head := "  --" + f.name
+		if f.arg != "" {
+			head += " " + f.arg
+		}
+		if len(head) >= col {
+			fmt.Fprintf(b, "%s\n", head)
+			head = ""
+		}
+		for _, l := range strings.Split(f.help, "\n") {
+			fmt.Fprintf(b, "%-*s%s\n", col, head, l)
+			head = ""
+		}
+	}
+}
+
+// dirList is a repeatable flag.
+type dirList []string
+
+func (d *dirList) String() string { return strings.Join(*d, ",") }
+func (d *dirList) Set(v string) error {
+	*d = append(*d, v)
+	return nil
+}
+
+// runnerFlag is --runner: "worker" (the default, also for "") or "inprocess".
+type runnerFlag string
+
+func (r *runnerFlag) String() string { return string(*r) }
+func (r *runnerFlag) Set(v string) error {
+	if v != "worker" && v != "inprocess" {
+		return errors.New(`want "worker" or "inprocess"`)
+	}
+	*r = runnerFlag(v)
+	return nil
+}
