@@ -220,19 +220,25 @@ func Decode(data []byte, v any) *Problems {
 		panic("strictjson: Decode needs a non-nil pointer")
 	}
 	p := &Problems{}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	var raw json.RawMessage
-	if err := dec.Decode(&raw); err != nil {
-		p.broken = true
-		p.add("", syntaxMessage(data, err))
-		return p
+	raw, trailing := data, -1
+	if !json.Valid(data) {
+		// Not one JSON value: the decoder says where it goes wrong, or
+		// where the first value ends and something else follows.
+		dec := json.NewDecoder(bytes.NewReader(data))
+		var first json.RawMessage
+		if err := dec.Decode(&first); err != nil {
+			p.broken = true
+			p.add("", syntaxMessage(data, err))
+			return p
+		}
+		raw, trailing = data[:dec.InputOffset()], skipSpace(data, int(dec.InputOffset()))
 	}
 	d := decoder{p: p}
 	if !d.value(raw, rv.Elem(), "") {
 		p.broken = true
 	}
-	if end := skipSpace(data, int(dec.InputOffset())); end < len(data) {
-		p.add("", "unexpected data after the JSON value, at "+position(data, end))
+	if trailing >= 0 {
+		p.add("", "unexpected data after the JSON value, at "+position(data, trailing))
 	}
 	return p
 }
@@ -329,12 +335,7 @@ func (d *decoder) value(raw []byte, v reflect.Value, path string) bool {
 		if raw[0] != '"' {
 			return d.wrongType(raw, "a string", path)
 		}
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			d.p.add(path, err.Error())
-			return false
-		}
-		v.SetString(s)
+		v.SetString(unquote(raw))
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		if !isNumber(raw) {
 			return d.wrongType(raw, "an integer", path)
@@ -478,31 +479,111 @@ func isNumber(raw []byte) bool { return raw[0] == '-' || (raw[0] >= '0' && raw[0
 func isInteger(raw []byte) bool { return !bytes.ContainsAny(raw, ".eE") }
 
 // members calls fn for each member of the object raw, in order, with its
-// path; a member given twice is a problem and is not passed on.
+// path; a member given twice is a problem and is not passed on. raw is valid
+// JSON (Decode checked it), which the scanning below relies on.
 func (d *decoder) members(raw []byte, path string, fn func(name string, val []byte, at string)) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if _, err := dec.Token(); err != nil { // '{'
-		return
-	}
-	seen := make(map[string]bool)
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return
-		}
-		name, _ := tok.(string)
-		var val json.RawMessage
-		if err := dec.Decode(&val); err != nil {
-			return
+	var seen map[string]bool
+	i := skipSpace(raw, 1) // past '{'
+	for i < len(raw) && raw[i] == '"' {
+		end := skipString(raw, i)
+		name := unquote(raw[i:end])
+		i = skipSpace(raw, end)
+		i = skipSpace(raw, i+1) // past ':'
+		vend := skipValue(raw, i)
+		val := raw[i:vend]
+		i = skipSpace(raw, vend)
+		if i < len(raw) && raw[i] == ',' {
+			i = skipSpace(raw, i+1)
 		}
 		at := Member(path, name)
 		if seen[name] {
 			d.p.add(at, "given twice")
 			continue
 		}
+		if seen == nil {
+			seen = make(map[string]bool)
+		}
 		seen[name] = true
 		fn(name, val, at)
 	}
+}
+
+// elements calls fn for each element of the array raw, which is valid JSON.
+func elements(raw []byte, fn func(i int, val []byte)) {
+	i := skipSpace(raw, 1) // past '['
+	for n := 0; i < len(raw) && raw[i] != ']'; n++ {
+		end := skipValue(raw, i)
+		fn(n, raw[i:end])
+		i = skipSpace(raw, end)
+		if i < len(raw) && raw[i] == ',' {
+			i = skipSpace(raw, i+1)
+		}
+	}
+}
+
+// skipString returns the index after the string that starts at raw[i].
+func skipString(raw []byte, i int) int {
+	for i++; i < len(raw); i++ {
+		switch raw[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return len(raw)
+}
+
+// skipValue returns the index after the value that starts at raw[i].
+func skipValue(raw []byte, i int) int {
+	switch raw[i] {
+	case '"':
+		return skipString(raw, i)
+	case '{', '[':
+		depth := 0
+		for i < len(raw) {
+			switch raw[i] {
+			case '"':
+				i = skipString(raw, i)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return len(raw)
+	}
+	for i < len(raw) { // a number or a literal
+		switch raw[i] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return i
+		}
+		i++
+	}
+	return i
+}
+
+// unquote is the string a JSON string literal stands for, as encoding/json
+// reads it (escapes, invalid UTF-8 replaced).
+func unquote(lit []byte) string {
+	plain := true
+	for _, c := range lit[1 : len(lit)-1] {
+		if c == '\\' || c >= utf8.RuneSelf {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return string(lit[1 : len(lit)-1])
+	}
+	var s string
+	json.Unmarshal(lit, &s)
+	return s
 }
 
 func (d *decoder) object(raw []byte, v reflect.Value, path string) {
@@ -538,19 +619,11 @@ func (d *decoder) mapping(raw []byte, v reflect.Value, path string) {
 func (d *decoder) array(raw []byte, v reflect.Value, path string) {
 	t := v.Type()
 	s := reflect.MakeSlice(t, 0, 0)
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if _, err := dec.Token(); err != nil { // '['
-		return
-	}
-	for i := 0; dec.More(); i++ {
-		var val json.RawMessage
-		if err := dec.Decode(&val); err != nil {
-			return
-		}
+	elements(raw, func(i int, val []byte) {
 		e := reflect.New(t.Elem()).Elem()
 		d.value(val, e, Index(path, i))
 		s = reflect.Append(s, e)
-	}
+	})
 	v.Set(s)
 }
 
