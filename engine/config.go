@@ -269,21 +269,21 @@ func ParseDuration(s string) (Duration, error) {
 	if isDecimal(text) {
 		ms, err := strconv.ParseFloat(text, 64)
 		if err != nil || math.Abs(ms) > float64(math.MaxInt64/int64(time.Millisecond)) {
-			return 0, fmt.Errorf("%s milliseconds is too long", text)
+			return 0, fmt.Errorf("%s milliseconds is too long", clip(text, maxQuoteChars))
 		}
 		d = time.Duration(ms * float64(time.Millisecond))
 		if d == 0 && ms > 0 {
-			return 0, fmt.Errorf("%s milliseconds is less than a nanosecond", text)
+			return 0, fmt.Errorf("%s milliseconds is less than a nanosecond", clip(text, maxQuoteChars))
 		}
 	} else {
 		v, err := time.ParseDuration(text)
 		if err != nil {
-			return 0, fmt.Errorf("%q is not a duration (want milliseconds, or a Go duration such as \"30s\", \"1m30s\" or \"250ms\")", s)
+			return 0, fmt.Errorf("%s is not a duration (want milliseconds, or a Go duration such as \"30s\", \"1m30s\" or \"250ms\")", quote(s))
 		}
 		d = v
 	}
 	if d <= 0 {
-		return 0, errors.New(strictjson.NotPositive(text))
+		return 0, errors.New(strictjson.NotPositive(clip(text, maxQuoteChars)))
 	}
 	return Duration(d), nil
 }

@@ -165,3 +165,14 @@ func TestTimeoutAndCanceledMatchContextErrors(t *testing.T) {
 		t.Error("a tool_error matches a context error")
 	}
 }
+
+// A client's long value is quoted in part, like every client string.
+func TestLongValuesAreQuotedInPart(t *testing.T) {
+	long := strings.Repeat("9", 1<<20)
+	for _, doc := range []string{`{"code":"1","timeout":"` + long + `x"}`, `{"code":"1","timeout":` + long + `}`, `{"code":"1","timeout":-` + long + `}`} {
+		_, err := engine.ParseExecuteRequest([]byte(doc))
+		if err == nil || len(err.Error()) > 1000 || !strings.Contains(err.Error(), "…") {
+			t.Errorf("%d bytes: %.300v", len(err.Error()), err)
+		}
+	}
+}
