@@ -18,7 +18,7 @@ const (
 	Sequential ExecutionMode = "sequential"
 )
 
-// BatchRequest is the contract's batch request (§2).
+// BatchRequest is a batch request, the wire format of docs/batch.md.
 type BatchRequest struct {
 	Operations    []Operation   `json:"operations"`
 	ExecutionMode ExecutionMode `json:"executionMode,omitempty"` // default Parallel
@@ -49,7 +49,7 @@ type SafetyLimits struct {
 	MaxResultChars    int `json:"maxResultChars,omitempty"`
 }
 
-// BatchResult is the contract's batch result (§2). Results are in request order.
+// BatchResult is a batch's result (docs/batch.md). Results are in request order.
 type BatchResult struct {
 	Summary BatchSummary      `json:"summary"`
 	Results []OperationResult `json:"results"`

@@ -20,7 +20,7 @@ type Builder struct {
 	runner    ScriptRunner
 }
 
-// NewBuilder returns a builder with the contract's default configuration.
+// NewBuilder returns a builder with the default configuration (DefaultConfig).
 func NewBuilder() *Builder {
 	return &Builder{cfg: DefaultConfig(), policy: GateWrites}
 }

@@ -62,7 +62,7 @@ type Config struct {
 	ApprovalTimeout Duration `json:"approvalTimeout,omitempty"`
 }
 
-// Defaults of the contract. A script's are the sandbox's own (sandbox/js),
+// The defaults (docs/config.md). A script's are the sandbox's own (sandbox/js),
 // so that the two cannot drift apart.
 const (
 	DefaultMaxOperations     = 100
@@ -82,7 +82,7 @@ const (
 	DefaultScriptMaxCallDepth   = js.DefaultMaxCallDepth
 )
 
-// DefaultConfig returns the contract's defaults.
+// DefaultConfig returns the defaults: every limit set to its Default… constant.
 func DefaultConfig() Config {
 	return Config{
 		Limits: Limits{

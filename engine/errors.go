@@ -9,7 +9,7 @@ import (
 // Code is a machine-readable error code, shared by batch, code mode, HTTP and MCP.
 type Code string
 
-// The error codes of the contract. A host may switch on them; a model reads
+// The error codes (docs/errors.md), one list for every front end. A host may switch on them; a model reads
 // them as part of a failed result.
 const (
 	CodeBadRequest       Code = "bad_request"       // the request itself is malformed

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// EventType names an event of the contract's §5.
+// EventType names an event (docs/events.md).
 type EventType string
 
 const (

@@ -12,7 +12,7 @@ import (
 	"github.com/codemode-dev/codemode/sandbox/js"
 )
 
-// ExecuteRequest is a code-mode request (contract §3): JavaScript or
+// ExecuteRequest is a code-mode request (docs/code-mode.md): JavaScript or
 // TypeScript, the body of an async function.
 type ExecuteRequest struct {
 	Code string `json:"code"`
@@ -114,7 +114,7 @@ func (req *ExecuteRequest) problems(p *strictjson.Problems) {
 	}
 }
 
-// Execute runs a script (contract §3). Every tool call it makes takes the
+// Execute runs a script (docs/code-mode.md). Every tool call it makes takes the
 // one call path of batch operations — validation, suggestions, approvals,
 // limits, events with parentId = the run — so the two modes cannot drift
 // apart. The error is non-nil only for a malformed request; a script that

@@ -8,7 +8,7 @@ import (
 	"github.com/codemode-dev/codemode/engine"
 )
 
-// Tools returns the twelve whiteboard tools of the contract (§8). Each call
+// Tools returns the twelve whiteboard tools (docs/whiteboard.md). Each call
 // works on the board in its context (see NewContext), else on defaultBoard;
 // with neither it fails with tool_error. Pass a nil defaultBoard on servers
 // that must never share a board between requests.
