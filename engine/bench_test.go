@@ -82,3 +82,35 @@ func BenchmarkBatchWhiteboard(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkParseBatchRequest prices strict decoding (every problem at once,
+// with paths) against plain encoding/json on the same 100-operation request.
+func BenchmarkParseBatchRequest(b *testing.B) {
+	var ops strings.Builder
+	for i := range 100 {
+		if i > 0 {
+			ops.WriteByte(',')
+		}
+		fmt.Fprintf(&ops, `{"tool":"createStickyNote","args":{"text":"note %d","x":%d,"y":60,"color":"yellow","parentId":{"$ref":"f.id"}},"label":"n%d"}`, i, 20*i, i)
+	}
+	data := []byte(`{"executionMode":"parallel","stopOnError":false,"operations":[` + ops.String() + `]}`)
+	b.Run("strict", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(data)))
+		for b.Loop() {
+			if _, err := engine.ParseBatchRequest(data); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("encoding-json", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(data)))
+		for b.Loop() {
+			var req engine.BatchRequest
+			if err := json.Unmarshal(data, &req); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
