@@ -124,7 +124,10 @@ func (r *run) prepare(ctx context.Context, c *call) (*registered, json.RawMessag
 	if r.eng.gated(&t.Tool) {
 		if c.approval == nil || !c.approval.decided {
 			// No decision made for a set ahead of time: a set of one, now.
-			p, _ := r.eng.gate(c, true) // validated above
+			p, ok := r.eng.gate(c, true) // validated above
+			if !ok { // t is registered and gated, so gate always sets one; deny if not
+				return nil, nil, Errorf(CodeDenied, "call of %q was denied: no approval was asked", c.tool)
+			}
 			r.approve(ctx, []pendingApproval{p})
 		}
 		if ctx.Err() != nil {

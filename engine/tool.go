@@ -34,7 +34,7 @@ type Tool struct {
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 	Annotations  Annotations     `json:"annotations"`
 	Handler      Handler         `json:"-"`
-	// Origin says where the tool came from ("wasm-tools/graph.json", "built-in"),
+	// Origin says where the tool came from ("wasm-tools/graph.json", "the whiteboard"),
 	// for error messages about it: a name used twice names both origins. Optional.
 	Origin string `json:"-"`
 }

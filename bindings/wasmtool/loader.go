@@ -167,8 +167,8 @@ func joinLoadErrors(errs []error) error {
 	return engine.WrapError(engine.CodeBadRequest, j)
 }
 
-// loadErrors are the per-manifest errors of LoadDir: their messages, one a
-// line (without the code each repeats).
+// loadErrors are the per-manifest errors of LoadDir: their messages joined
+// by "; " (without the code each repeats), so the error stays one line.
 type loadErrors []error
 
 func (j loadErrors) Error() string {
@@ -180,7 +180,7 @@ func (j loadErrors) Error() string {
 			lines[i] = err.Error()
 		}
 	}
-	return strings.Join(lines, "\n")
+	return strings.Join(lines, "; ")
 }
 
 func (j loadErrors) Unwrap() []error { return j }

@@ -95,7 +95,14 @@ func TestLoadDirErrors(t *testing.T) {
 	if !ok || e.Code != engine.CodeBadRequest {
 		t.Fatalf("got %T %v, want an *engine.Error with code bad_request", err, err)
 	}
-	lines := strings.Split(e.Message, "\n")
+	if strings.Contains(e.Message, "\n") {
+		t.Errorf("the message is more than one line:\n%s", e.Message)
+	}
+	// One problem per broken manifest, in order, each starting with its path.
+	lines := strings.Split(e.Message, "; "+dir)
+	for i := 1; i < len(lines); i++ {
+		lines[i] = dir + lines[i]
+	}
 	want := []string{
 		filepath.Join(dir, "b.tool.json") + `: tool "same" is also defined by ` + filepath.Join(dir, "a.tool.json"),
 		filepath.Join(dir, "c.tool.json") + ": echo.wasm: module is a WASI command (it exports _start)",

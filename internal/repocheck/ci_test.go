@@ -110,3 +110,32 @@ func TestCIRacesEveryConcurrentPackage(t *testing.T) {
 		}
 	}
 }
+
+// TestCIPathsExist: every package path .ci/run names exists (a package that
+// moved left CI failing after all its tests had passed).
+func TestCIPathsExist(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	script, err := os.ReadFile(filepath.Join(root, ".ci", "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, line := range strings.Split(string(script), "\n") {
+		for _, f := range strings.Fields(line) {
+			if !strings.HasPrefix(f, "./") || f == "./..." {
+				continue
+			}
+			n++
+			dir := strings.TrimSuffix(strings.TrimSuffix(f, "..."), "/")
+			if st, err := os.Stat(filepath.Join(root, dir)); err != nil || !st.IsDir() {
+				t.Errorf(".ci/run names %s, which is not a directory of the repository", f)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("found no package path in .ci/run: the scan is broken")
+	}
+}

@@ -21,7 +21,7 @@ func Tools(defaultBoard *Board) []engine.Tool {
 	write := []bindings.Option{bindings.Destructive(false), bindings.OpenWorld(false)}
 	idem := []bindings.Option{bindings.Idempotent(), bindings.Destructive(false), bindings.OpenWorld(false)}
 	read := []bindings.Option{bindings.ReadOnly(), bindings.OpenWorld(false)}
-	return []engine.Tool{
+	tools := []engine.Tool{
 		bind(d, "createStickyNote", "Create a sticky note and return its id and geometry. Coordinates are absolute board coordinates (top-left corner), also when parentId puts the note inside a frame.",
 			(*Board).createStickyNote, with(write, "Create sticky note")...),
 		bind(d, "createShape", "Create a rectangle, ellipse, diamond or triangle and return its id and geometry. Coordinates are absolute board coordinates; parentId puts the shape inside a frame.",
@@ -51,7 +51,15 @@ func Tools(defaultBoard *Board) []engine.Tool {
 		bind(d, "arrangeObjects", "Lay objects out in a grid, row or column in the given order, starting at (x, y) (default: the first object's current position) with gap between them. Frames take their children along.",
 			(*Board).arrangeObjects, with(idem, "Arrange objects")...),
 	}
+	for i := range tools {
+		tools[i].Origin = Origin
+	}
+	return tools
 }
+
+// Origin is the Origin of the whiteboard's tools, so that a tool of another
+// set with the same name is reported as clashing with "the whiteboard".
+const Origin = "the whiteboard"
 
 // with returns base plus a title, without sharing base's backing array.
 func with(base []bindings.Option, title string) []bindings.Option {

@@ -682,3 +682,15 @@ func TestBadJSONArgs(t *testing.T) {
 		t.Errorf("error = %v, want invalid_args", err)
 	}
 }
+
+// A tool of another set named like a whiteboard tool is reported as clashing
+// with the whiteboard, naming where the other came from.
+func TestNameClashNamesTheWhiteboard(t *testing.T) {
+	other := engine.Tool{Name: "createFrame", Origin: "wasm-tools/frame.json", InputSchema: json.RawMessage(`{"type":"object"}`),
+		Handler: func(context.Context, json.RawMessage) (json.RawMessage, error) { return nil, nil }}
+	_, err := engine.NewBuilder().Add(Tools(NewBoard())...).Add(other).Build()
+	want := `tool "createFrame" from wasm-tools/frame.json is already defined (the whiteboard)`
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("Build: %v\nwant it to say %s", err, want)
+	}
+}
