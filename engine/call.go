@@ -125,7 +125,7 @@ func (r *run) prepare(ctx context.Context, c *call) (*registered, json.RawMessag
 		if c.approval == nil || !c.approval.decided {
 			// No decision made for a set ahead of time: a set of one, now.
 			p, ok := r.eng.gate(c, true) // validated above
-			if !ok { // t is registered and gated, so gate always sets one; deny if not
+			if !ok {                     // t is registered and gated, so gate always sets one; deny if not
 				return nil, nil, Errorf(CodeDenied, "call of %q was denied: no approval was asked", c.tool)
 			}
 			r.approve(ctx, []pendingApproval{p})
