@@ -1,6 +1,6 @@
 module github.com/codemode-dev/codemode
 
-go 1.26.8
+go 1.26.0
 
 require (
 	github.com/dlclark/regexp2/v2 v2.5.2
