@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/codemode-dev/codemode/internal/strictjson"
 )
 
 // Bounds on what an error may carry (docs/errors.md, "Size"). A tool, a
@@ -20,35 +22,16 @@ const (
 	maxDetailMsgChars    = 300
 	// maxQuoteChars bounds a client's string (a tool name, label, $ref, call
 	// id) quoted in a message or echoed in a result or event.
-	maxQuoteChars = 200
+	maxQuoteChars = strictjson.MaxQuoteChars
 )
-
-// ellipsis marks every cut string: what precedes it is a prefix.
-const ellipsis = "…"
 
 // clip returns s, or its first n characters followed by "…" when it has more.
 // It never splits a UTF-8 sequence.
-func clip(s string, n int) string {
-	if len(s) <= n { // bytes ≥ characters: the common case costs nothing
-		return s
-	}
-	i := 0
-	for k := 0; k < n; k++ {
-		if i >= len(s) {
-			return s
-		}
-		_, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-	}
-	if i >= len(s) {
-		return s
-	}
-	return s[:i] + ellipsis
-}
+func clip(s string, n int) string { return strictjson.Clip(s, n) }
 
 // quote is strconv.Quote of at most maxQuoteChars characters of s: what a
 // message says of a client's string. A cut one ends in "…" inside the quotes.
-func quote(s string) string { return strconv.Quote(clip(s, maxQuoteChars)) }
+func quote(s string) string { return strictjson.Quote(s) }
 
 // bounded returns e, or when any field passes the bounds a copy cut to them
 // and marked Truncated. e itself is never changed: a tool may return one

@@ -1,14 +1,19 @@
 // Package strictjson decodes the JSON documents people and models write to
-// codemode — requests, configuration files, WASM tool manifests — strictly,
-// and reports every problem at once, each with its path:
+// codemode — requests, configuration files, WASM tool manifests, board
+// files — strictly, and reports every problem at once, each with its path:
 //
 //   - trailing data after the value ({…}] or {…}{…}), and malformed JSON;
 //   - unknown fields, with the nearest known name ("did you mean");
-//   - field names in the wrong case and fields given twice (encoding/json
-//     would take both silently);
+//   - field names in the wrong case and fields given more than once
+//     (encoding/json would take the last silently): one problem a name;
 //   - values of the wrong type, in JSON's terms ("want a number, got the
-//     string \"5\"");
+//     string \"5\""), and numbers out of their type's range, each where it
+//     is (an element of an array, a member of an untyped value);
 //   - the errors of a field's own UnmarshalJSON (a duration, a size).
+//
+// A message shows a client's value by its first [MaxQuoteChars] characters
+// ([Excerpt], [Quote]), so that one long value cannot crowd the other
+// problems out of a message of bounded size.
 //
 // Decode fills in whatever it could read, so that a caller's own checks
 // (negative limits, names) can run on the rest and be reported together with
@@ -52,8 +57,16 @@ func (p Problem) Error() string {
 	return p.Path + ": " + p.Message
 }
 
-// MaxProblems is how many problems a document keeps; more are counted.
-const MaxProblems = 50
+// maxProblems is how many problems a document keeps; more are counted.
+const maxProblems = 50
+
+// maxPathChars bounds a path kept with a problem: member names are cut
+// already (see [Member]), but a document may nest ten thousand deep.
+const maxPathChars = 1000
+
+// maxForeignChars bounds the message of an error that is not this package's
+// own, such as a field's UnmarshalJSON's, which may quote the value whole.
+const maxForeignChars = 500
 
 // Problems collects what is wrong with a document: Decode's findings, then the
 // caller's own. The zero value is ready to use (for checking a value that was
@@ -76,11 +89,11 @@ func (p *Problems) Addf(path, format string, args ...any) {
 }
 
 func (p *Problems) add(path, msg string) {
-	if len(p.list) >= MaxProblems {
+	if len(p.list) >= maxProblems {
 		p.more++
 		return
 	}
-	p.list = append(p.list, Problem{Path: path, Message: msg})
+	p.list = append(p.list, Problem{Path: Clip(path, maxPathChars), Message: msg})
 }
 
 // covered reports whether path or a place containing it has a problem. A
@@ -108,7 +121,7 @@ func (p *Problems) Broken() bool { return p.broken }
 // null counts as not given, as encoding/json leaves such a field alone.
 func (p *Problems) Given(path string) bool { return p.given[path] }
 
-// Len is the number of problems, counting those past MaxProblems.
+// Len is the number of problems, counting those past the 50 kept.
 func (p *Problems) Len() int { return len(p.list) + p.more }
 
 // List returns the problems kept, in document order (Decode's), then in the
@@ -126,7 +139,7 @@ func (p *Problems) Err() error {
 // Error is every problem of a document.
 type Error struct {
 	Problems []Problem
-	More     int // problems past MaxProblems, not kept
+	More     int // problems past the 50 kept
 }
 
 // Error lists the problems separated by "; ".
@@ -155,24 +168,51 @@ func (e *Error) Unwrap() []error {
 
 // NotPositive is the one message for a limit or a timeout that is not
 // positive, wherever it was given (a request, a config file, a manifest, a
-// command-line flag): given is the value as written.
+// command-line flag): given is the value as written (a string quoted with
+// [Quote]). It is cut as [Excerpt] cuts, should a caller forget.
 func NotPositive(given string) string {
-	return "must be positive, not " + given + " (leave it out for the default)"
+	return "must be positive, not " + Excerpt(given) + " (leave it out for the default)"
 }
 
-// maxKeyChars bounds a member name quoted in a path: a client can send a name
-// of megabytes.
-const maxKeyChars = 200
+// MaxQuoteChars bounds what a message shows of a client's value — a number
+// as written, a string, a member name in a path: a client can send megabytes,
+// and one long value must not crowd the other problems out of a message.
+const MaxQuoteChars = 200
+
+// Clip returns s, or its first n characters followed by "…" when it has
+// more. It never splits a UTF-8 sequence.
+func Clip(s string, n int) string {
+	if len(s) <= n { // bytes ≥ characters: the common case costs nothing
+		return s
+	}
+	i := 0
+	for k := 0; k < n && i < len(s); k++ {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	if i >= len(s) {
+		return s
+	}
+	return s[:i] + "…"
+}
+
+// Excerpt is what a message shows of a client's value written as is (a
+// number, a duration): its first [MaxQuoteChars] characters.
+func Excerpt(s string) string { return Clip(s, MaxQuoteChars) }
+
+// Quote is what a message shows of a client's string: strconv.Quote of its
+// first [MaxQuoteChars] characters. A cut one ends in "…" inside the quotes.
+func Quote(s string) string { return strconv.Quote(Clip(s, MaxQuoteChars)) }
 
 // Member is the path of the member name of the value at parent.
 func Member(parent, name string) string {
-	if isIdent(name) && len(name) <= maxKeyChars {
+	if isIdent(name) && len(name) <= MaxQuoteChars {
 		if parent == "" {
 			return name
 		}
 		return parent + "." + name
 	}
-	return parent + "[" + strconv.Quote(clip(name, maxKeyChars)) + "]"
+	return parent + "[" + Quote(name) + "]"
 }
 
 // Index is the path of element i of the array at parent.
@@ -188,22 +228,6 @@ func isIdent(s string) bool {
 	return s != ""
 }
 
-// clip returns s, or its first n characters followed by "…".
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	i := 0
-	for k := 0; k < n && i < len(s); k++ {
-		_, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-	}
-	if i >= len(s) {
-		return s
-	}
-	return s[:i] + "…"
-}
-
 // Decode decodes data, which must hold exactly one JSON value, into v, a
 // non-nil pointer, and returns what is wrong with it. Whatever could be read
 // is stored in v even when there are problems; unless p.Broken(), a caller may
@@ -211,8 +235,10 @@ func clip(s string, n int) string {
 //
 // v's type follows encoding/json's rules (json tags, embedded structs,
 // json.Unmarshaler, encoding.TextUnmarshaler), with these differences: member
-// names must match exactly, once each; unknown members are problems; and a
-// value of the wrong type is a problem naming its path. The ",string" tag
+// names must match exactly, once each (in objects decoded into maps and
+// empty interfaces too); unknown members are problems; a value of the wrong
+// type is a problem naming its path; and a Go array given more elements than
+// it holds is a problem (encoding/json drops the rest). The ",string" tag
 // option is not supported.
 func Decode(data []byte, v any) *Problems {
 	rv := reflect.ValueOf(v)
@@ -312,7 +338,7 @@ func (d *decoder) value(raw []byte, v reflect.Value, path string) bool {
 	switch {
 	case pt.Implements(unmarshalerType):
 		if err := v.Addr().Interface().(json.Unmarshaler).UnmarshalJSON(raw); err != nil {
-			d.p.add(path, strings.TrimPrefix(err.Error(), "json: "))
+			d.p.add(path, foreign(err))
 		}
 		return true
 	case pt.Implements(textUnmarshalerType):
@@ -345,7 +371,7 @@ func (d *decoder) value(raw []byte, v reflect.Value, path string) bool {
 			if !isInteger(raw) {
 				return d.wrongType(raw, "an integer", path)
 			}
-			d.p.add(path, fmt.Sprintf("%s is out of range", raw))
+			d.outOfRange(raw, path)
 			return false
 		}
 		v.SetInt(n)
@@ -358,7 +384,7 @@ func (d *decoder) value(raw []byte, v reflect.Value, path string) bool {
 			if !isInteger(raw) || raw[0] == '-' {
 				return d.wrongType(raw, "a non-negative integer", path)
 			}
-			d.p.add(path, fmt.Sprintf("%s is out of range", raw))
+			d.outOfRange(raw, path)
 			return false
 		}
 		v.SetUint(n)
@@ -368,7 +394,7 @@ func (d *decoder) value(raw []byte, v reflect.Value, path string) bool {
 		}
 		f, err := strconv.ParseFloat(string(raw), t.Bits())
 		if err != nil || v.OverflowFloat(f) {
-			d.p.add(path, fmt.Sprintf("%s is out of range", raw))
+			d.outOfRange(raw, path)
 			return false
 		}
 		v.SetFloat(f)
@@ -394,10 +420,72 @@ func (d *decoder) value(raw []byte, v reflect.Value, path string) bool {
 			return d.wrongType(raw, "an array", path)
 		}
 		d.array(raw, v, path)
-	default: // interfaces, arrays and the rest: as encoding/json does
+	case reflect.Array:
+		if raw[0] != '[' {
+			return d.wrongType(raw, "an array", path)
+		}
+		d.fixedArray(raw, v, path)
+	case reflect.Interface:
+		if t.NumMethod() > 0 || holdsPointer(v) {
+			return d.std(raw, v, path) // as encoding/json does
+		}
+		x, ok := d.generic(raw, path)
+		if x == nil {
+			v.SetZero()
+		} else {
+			v.Set(reflect.ValueOf(x))
+		}
+		return ok
+	default: // what JSON cannot carry (channels, functions): as encoding/json does
 		return d.std(raw, v, path)
 	}
 	return true
+}
+
+// holdsPointer reports whether the interface v holds a non-nil pointer,
+// which encoding/json decodes into rather than replacing it.
+func holdsPointer(v reflect.Value) bool {
+	e := v.Elem()
+	return e.IsValid() && e.Kind() == reflect.Pointer && !e.IsNil()
+}
+
+// outOfRange reports a number that does not fit the type it is for.
+func (d *decoder) outOfRange(raw []byte, path string) {
+	d.p.add(path, Excerpt(string(raw))+" is out of range")
+}
+
+// generic decodes raw, valid JSON, as encoding/json decodes into an empty
+// interface (map[string]any, []any, float64, string, bool, nil), reporting
+// each problem at its own path: a number out of float64's range, a member
+// given twice. It reports false when raw itself is such a number.
+func (d *decoder) generic(raw []byte, path string) (any, bool) {
+	switch raw[0] {
+	case '{':
+		m := make(map[string]any)
+		d.members(raw, path, func(name string, val []byte, at string) {
+			m[name], _ = d.generic(val, at)
+		})
+		return m, true
+	case '[':
+		s := []any{}
+		elements(raw, func(i int, val []byte) {
+			x, _ := d.generic(val, Index(path, i))
+			s = append(s, x)
+		})
+		return s, true
+	case '"':
+		return unquote(raw), true
+	case 't', 'f':
+		return raw[0] == 't', true
+	case 'n':
+		return nil, true
+	}
+	f, err := strconv.ParseFloat(string(raw), 64)
+	if err != nil {
+		d.outOfRange(raw, path)
+		return nil, false
+	}
+	return f, true
 }
 
 // std decodes raw with encoding/json, for what this package does not walk
@@ -411,8 +499,14 @@ func (d *decoder) std(raw []byte, v reflect.Value, path string) bool {
 	if errors.As(err, &typ) && typ.Field == "" {
 		return d.wrongType(raw, wantOf(typ.Type), path)
 	}
-	d.p.add(path, strings.TrimPrefix(err.Error(), "json: "))
+	d.p.add(path, foreign(err))
 	return false
+}
+
+// foreign is the message of an error this package did not word, cut to
+// maxForeignChars: a type's own UnmarshalJSON may quote the value whole.
+func foreign(err error) string {
+	return Clip(strings.TrimPrefix(err.Error(), "json: "), maxForeignChars)
 }
 
 func wantOf(t reflect.Type) string {
@@ -463,11 +557,11 @@ func Describe(raw []byte) string {
 		if json.Unmarshal(raw, &s) != nil {
 			return "a string"
 		}
-		return "the string " + strconv.Quote(clip(s, 40))
+		return "the string " + strconv.Quote(Clip(s, 40))
 	case 't', 'f', 'n':
 		return string(raw)
 	}
-	return "the number " + clip(string(raw), 40)
+	return "the number " + Clip(string(raw), 40)
 }
 
 func isNull(raw []byte) bool { return bytes.Equal(bytes.TrimSpace(raw), []byte("null")) }
@@ -479,10 +573,12 @@ func isNumber(raw []byte) bool { return raw[0] == '-' || (raw[0] >= '0' && raw[0
 func isInteger(raw []byte) bool { return !bytes.ContainsAny(raw, ".eE") }
 
 // members calls fn for each member of the object raw, in order, with its
-// path; a member given twice is a problem and is not passed on. raw is valid
-// JSON (Decode checked it), which the scanning below relies on.
+// path; a member given more than once is one problem, however often it is
+// repeated, and its repeats are not passed on. raw is valid JSON (Decode
+// checked it), which the scanning below relies on.
 func (d *decoder) members(raw []byte, path string, fn func(name string, val []byte, at string)) {
 	var seen map[string]bool
+	var repeats map[string]*repeat
 	i := skipSpace(raw, 1) // past '{'
 	for i < len(raw) && raw[i] == '"' {
 		end := skipString(raw, i)
@@ -495,18 +591,38 @@ func (d *decoder) members(raw []byte, path string, fn func(name string, val []by
 		if i < len(raw) && raw[i] == ',' {
 			i = skipSpace(raw, i+1)
 		}
-		at := Member(path, name)
 		if seen[name] {
-			d.p.add(at, "given twice")
+			if r := repeats[name]; r != nil {
+				r.n++
+				continue
+			}
+			if repeats == nil {
+				repeats = make(map[string]*repeat)
+			}
+			repeats[name] = &repeat{n: 2, kept: -1}
+			if len(d.p.list) < maxProblems {
+				repeats[name].kept = len(d.p.list)
+			}
+			d.p.add(Member(path, name), "given twice")
 			continue
 		}
+		at := Member(path, name)
 		if seen == nil {
 			seen = make(map[string]bool)
 		}
 		seen[name] = true
 		fn(name, val, at)
 	}
+	for _, r := range repeats {
+		if r.n > 2 && r.kept >= 0 {
+			d.p.list[r.kept].Message = fmt.Sprintf("given %d times", r.n)
+		}
+	}
 }
+
+// repeat counts the members of one name in an object, and where its
+// problem is kept (-1: past maxProblems, only counted).
+type repeat struct{ n, kept int }
 
 // elements calls fn for each element of the array raw, which is valid JSON.
 func elements(raw []byte, fn func(i int, val []byte)) {
@@ -614,6 +730,25 @@ func (d *decoder) mapping(raw []byte, v reflect.Value, path string) {
 		d.value(val, e, at)
 		v.SetMapIndex(reflect.ValueOf(name).Convert(t.Key()), e)
 	})
+}
+
+// fixedArray decodes into a Go array as encoding/json does, elements past
+// the ones given zeroed, except that elements past its length are a problem
+// rather than dropped.
+func (d *decoder) fixedArray(raw []byte, v reflect.Value, path string) {
+	n := 0
+	elements(raw, func(i int, val []byte) {
+		if i < v.Len() {
+			d.value(val, v.Index(i), Index(path, i))
+		}
+		n++
+	})
+	for i := n; i < v.Len(); i++ {
+		v.Index(i).SetZero()
+	}
+	if n > v.Len() {
+		d.p.add(path, fmt.Sprintf("want at most %d elements, got %d", v.Len(), n))
+	}
 }
 
 func (d *decoder) array(raw []byte, v reflect.Value, path string) {
