@@ -81,7 +81,7 @@ func ParseManifest(data []byte, dir, base string) (Manifest, error) {
 // check adds the manifest's own problems to p, and resolves its paths.
 func (m *Manifest) check(p *strictjson.Problems, dir, base string) {
 	if !engine.ValidName(m.Name) {
-		p.Addf("name", "%q: want identifier segments ([A-Za-z_][A-Za-z0-9_]*) joined by dots, e.g. graph.layout", m.Name)
+		p.Addf("name", "%s: want identifier segments ([A-Za-z_][A-Za-z0-9_]*) joined by dots, e.g. graph.layout", strictjson.Quote(m.Name))
 	}
 	if strings.TrimSpace(m.Description) == "" {
 		p.Addf("description", "missing (it is what a model reads to decide when to call the tool)")
@@ -107,7 +107,7 @@ func (m *Manifest) check(p *strictjson.Problems, dir, base string) {
 		m.Module = strings.TrimSuffix(base, ManifestSuffix) + ".wasm"
 	}
 	if filepath.Ext(m.Module) != ".wasm" {
-		p.Addf("module", "%q is not a .wasm file", m.Module)
+		p.Addf("module", "%s is not a .wasm file", strictjson.Quote(m.Module))
 	}
 	if !filepath.IsAbs(m.Module) {
 		m.Module = filepath.Join(dir, m.Module)
@@ -119,7 +119,7 @@ func (m *Manifest) check(p *strictjson.Problems, dir, base string) {
 			continue
 		}
 		if !wasm.ValidGuestPath(mt.Guest) {
-			p.Addf(at+".guest", "%q: want an absolute, clean path such as /data", mt.Guest)
+			p.Addf(at+".guest", "%s: want an absolute, clean path such as /data", strictjson.Quote(mt.Guest))
 		}
 		if !filepath.IsAbs(mt.Host) {
 			mt.Host = filepath.Join(dir, mt.Host)
@@ -167,7 +167,8 @@ var sizeUnits = []struct {
 func (s Size) MarshalJSON() ([]byte, error) { return json.Marshal(s.String()) }
 
 // UnmarshalJSON reads a number of bytes or a string with a unit; it must be
-// positive. null leaves s as it is.
+// positive. null leaves s as it is. A value that cannot be read is shown by
+// its first characters only (strictjson.Excerpt, strictjson.Quote).
 func (s *Size) UnmarshalJSON(b []byte) error {
 	var v Size
 	switch {
@@ -184,14 +185,11 @@ func (s *Size) UnmarshalJSON(b []byte) error {
 		}
 		v = n
 	case len(b) > 0 && (b[0] == '-' || (b[0] >= '0' && b[0] <= '9')):
-		n, err := strconv.ParseInt(string(b), 10, 64)
+		n, err := sizeNumber(string(b))
 		if err != nil {
-			if f, ferr := strconv.ParseFloat(string(b), 64); ferr == nil && f <= 0 {
-				return errors.New(strictjson.NotPositive(string(b)))
-			}
-			return fmt.Errorf("want a whole number of bytes or a string such as \"64MiB\", got %s", strictjson.Describe(b))
+			return err
 		}
-		v = Size(n)
+		v = n
 	default:
 		return fmt.Errorf("want a number of bytes or a string such as \"64MiB\", got %s", strictjson.Describe(b))
 	}
@@ -200,6 +198,26 @@ func (s *Size) UnmarshalJSON(b []byte) error {
 	}
 	*s = v
 	return nil
+}
+
+// sizeNumber reads a JSON number as a number of bytes: a whole number
+// without fraction or exponent. Zero and negative numbers, whole or not, are
+// not positive; a whole number past int64 is too large.
+func sizeNumber(num string) (Size, error) {
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err == nil {
+		return Size(n), nil
+	}
+	mantissa, _, _ := strings.Cut(strings.ToLower(num), "e")
+	if num[0] == '-' || strings.Trim(mantissa, "0.") == "" {
+		return 0, errors.New(strictjson.NotPositive(num))
+	}
+	// ParseFloat's ErrRange (a magnitude past float64) comes with ±Inf,
+	// which compares as wanted.
+	if f, _ := strconv.ParseFloat(num, 64); f >= math.MaxInt64 {
+		return 0, fmt.Errorf("%s is too large", strictjson.Excerpt(num))
+	}
+	return 0, fmt.Errorf("want a whole number of bytes or a string such as \"64MiB\", got %s", strictjson.Describe([]byte(num)))
 }
 
 func parseSize(str string) (Size, error) {
@@ -214,11 +232,11 @@ func parseSize(str string) (Size, error) {
 	n, err := strconv.ParseInt(num, 10, 64)
 	switch {
 	case err != nil && !errors.Is(err, strconv.ErrRange):
-		return 0, fmt.Errorf("%q is not a size (want e.g. \"64MiB\", \"512KiB\" or a number of bytes)", str)
-	case err == nil && n <= 0:
-		return 0, errors.New(strictjson.NotPositive(strconv.Quote(str)))
+		return 0, fmt.Errorf("%s is not a size (want e.g. \"64MiB\", \"512KiB\" or a number of bytes)", strictjson.Quote(str))
+	case err == nil && n <= 0, err != nil && strings.HasPrefix(num, "-"):
+		return 0, errors.New(strictjson.NotPositive(strictjson.Quote(str)))
 	case err != nil || n > math.MaxInt64/mult:
-		return 0, fmt.Errorf("%q is too large", str)
+		return 0, fmt.Errorf("%s is too large", strictjson.Quote(str))
 	}
 	return Size(n * mult), nil
 }

@@ -118,6 +118,14 @@ func TestParseManifestStrict(t *testing.T) {
 		`{` + ok + `, "mounts": [{"Host": "x", "guest": "/x"}]}`: `mounts[0].Host: unknown field (did you mean "host"? names are case-sensitive); mounts[0]: want both host and guest`,
 		`{` + ok + `, "mounts": [{"host": "x", "guest": "x/"}]}`: `mounts[0].guest: "x/": want an absolute, clean path such as /data`,
 		`{` + ok + `, "mounts": {"host": "x", "guest": "/x"}}`:   `mounts: want an array, got an object`,
+		`{` + ok + `, "memory": 99999999999999999999}`:           "memory: 99999999999999999999 is too large",
+		`{` + ok + `, "memory": 1e30}`:                           "memory: 1e30 is too large",
+		`{` + ok + `, "memory": -99999999999999999999}`:          "memory: must be positive, not -99999999999999999999 (leave it out for the default)",
+		`{` + ok + `, "memory": -0.5}`:                           "memory: must be positive, not -0.5 (leave it out for the default)",
+		`{` + ok + `, "memory": 0.0e3}`:                          "memory: must be positive, not 0.0e3 (leave it out for the default)",
+		`{` + ok + `, "memory": 1e-999}`:                         `memory: want a whole number of bytes or a string such as "64MiB", got the number 1e-999`,
+		`{` + ok + `, "memory": "-99999999999999999999MiB"}`:     `memory: must be positive, not "-99999999999999999999MiB" (leave it out for the default)`,
+		`{` + ok + `, "memory": "99999999999999999999MiB"}`:      `memory: "99999999999999999999MiB" is too large`,
 	} {
 		_, err := ParseManifest([]byte(doc), "/t", "a.tool.json")
 		var e *engine.Error
@@ -129,6 +137,38 @@ func TestParseManifestStrict(t *testing.T) {
 	m, err := ParseManifest([]byte(`{`+ok+`, "memory": null, "timeout": null, "mounts": null}`), "/t", "a.tool.json")
 	if err != nil || m.Memory != 0 || m.Timeout != 0 || m.Mounts != nil {
 		t.Errorf("nulls: %+v %v", m, err)
+	}
+}
+
+// A long value is shown by its first 200 characters: one 5,000-digit limit
+// or a 100 KB string cannot push the other problems out of the message,
+// whose length is bounded.
+func TestLongValuesKeepEveryProblem(t *testing.T) {
+	digits, long := strings.Repeat("9", 5000), strings.Repeat("x", 100_000)
+	doc := `{"name": "-` + long + `", "description": "d", "inputSchema": {"type": "object"},
+		"memory": "` + long + `", "maxOutput": ` + digits + `, "timeout": -` + digits + `,
+		"module": "` + long + `", "mounts": [{"host": "h", "guest": "` + long + `"}], "pur": true}`
+	_, err := ParseManifest([]byte(doc), "/t", "a.tool.json")
+	var e *engine.Error
+	if !errors.As(err, &e) {
+		t.Fatalf("%.300v", err)
+	}
+	x200, d200 := strings.Repeat("x", 200)+"…", strings.Repeat("9", 200)+"…"
+	for _, want := range []string{
+		`memory: "` + x200 + `" is not a size`,
+		"maxOutput: " + d200 + " is too large",
+		"timeout: -" + strings.Repeat("9", 199) + "… milliseconds is too long",
+		`pur: unknown field (did you mean "pure"?)`,
+		`name: "-` + strings.Repeat("x", 199) + `…": want identifier segments`,
+		`module: "` + x200 + `" is not a .wasm file`,
+		`mounts[0].guest: "` + x200 + `": want an absolute, clean path`,
+	} {
+		if !strings.Contains(e.Message, want) {
+			t.Errorf("the message lacks %.80q…", want)
+		}
+	}
+	if e.Truncated || len(e.Message) > 2500 {
+		t.Errorf("%d bytes, truncated %v: %.300s", len(e.Message), e.Truncated, e.Message)
 	}
 }
 
