@@ -18,6 +18,7 @@ import (
 
 	"github.com/codemode-dev/codemode/bindings/wasmtool"
 	"github.com/codemode-dev/codemode/engine"
+	"github.com/codemode-dev/codemode/internal/fserr"
 	"github.com/codemode-dev/codemode/sandbox/worker"
 	"github.com/codemode-dev/codemode/tools/whiteboard"
 )
@@ -232,7 +233,7 @@ func (o *options) cacheDir() (string, error) {
 	case errors.Is(err, fs.ErrNotExist):
 		return o.wasmCache, nil // made by the first compile
 	case err != nil:
-		return "", fmt.Errorf("--wasm-cache %s: %v", o.wasmCache, pathless(err))
+		return "", fmt.Errorf("--wasm-cache %s: %v", o.wasmCache, fserr.Pathless(err))
 	case !fi.IsDir():
 		return "", fmt.Errorf(`--wasm-cache %s: not a directory (give a directory, made if missing, or "off")`, o.wasmCache)
 	}
@@ -423,16 +424,6 @@ func readInput(pos []string, stdin io.Reader) ([]byte, error) {
 
 // maxInput bounds a request read from a file or stdin.
 const maxInput = 16 << 20
-
-// pathless strips the path from an *fs.PathError whose message names it
-// already, and keeps what went wrong, e.g. "permission denied".
-func pathless(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
-}
 
 // message is an error's text without the code prefix when it is an engine
 // error whose code says no more than "the request is malformed".

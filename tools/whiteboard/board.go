@@ -34,6 +34,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/codemode-dev/codemode/internal/fserr"
+	"github.com/codemode-dev/codemode/internal/strictjson"
 )
 
 // Object types.
@@ -148,8 +151,9 @@ func (b *Board) Snapshot() []Object { return b.Objects() }
 // after validating them as Load does. The id counter is not rolled back, so
 // ids handed out after the snapshot are not handed out again.
 func (b *Board) Restore(objs []Object) error {
-	objs, err := validate(objs)
-	if err != nil {
+	var p strictjson.Problems
+	objs = validate(objs, &p)
+	if err := p.Err(); err != nil {
 		return fmt.Errorf("whiteboard: %w", err)
 	}
 	b.mu.Lock()
@@ -181,8 +185,8 @@ func (b *Board) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON replaces the board's objects with those of a board document
-// ({"objects": [...]}). It rejects unknown fields and invalid boards (see
-// Load) and leaves the board unchanged on error.
+// ({"objects": [...]}). It rejects documents and boards that are not valid
+// (see Load) and leaves the board unchanged on error.
 func (b *Board) UnmarshalJSON(data []byte) error {
 	if err := b.decode(data); err != nil {
 		return fmt.Errorf("whiteboard: %w", err)
@@ -190,23 +194,19 @@ func (b *Board) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// decode is Load's work, with errors that do not name the package. Empty
-// data is an empty board.
+// decode is Load's work, with errors that do not name the package: a
+// *strictjson.Error listing every problem. Empty data is an empty board.
 func (b *Board) decode(data []byte) error {
 	if len(bytes.TrimSpace(data)) == 0 {
 		data = []byte(`{"objects":[]}`)
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
 	var doc boardJSON
-	if err := dec.Decode(&doc); err != nil {
-		return err
+	p := strictjson.Decode(data, &doc)
+	var objs []Object
+	if !p.Broken() {
+		objs = validate(doc.Objects, p)
 	}
-	if dec.More() {
-		return errors.New("trailing data after the board")
-	}
-	objs, err := validate(doc.Objects)
-	if err != nil {
+	if err := p.Err(); err != nil {
 		return err
 	}
 	b.mu.Lock()
@@ -215,15 +215,18 @@ func (b *Board) decode(data []byte) error {
 	return nil
 }
 
-// Load replaces the board with the board document read from r. Invalid
-// boards are rejected with an error naming the object: an unknown type or
-// shape, duplicate or empty ids, a parentId or connector end that names no
-// object, a parent that is not a frame, a connector to itself, a bad color
-// or style, a field that does not belong to the type, or a size that is not
-// positive. Connector geometry is recomputed from the endpoints, so board
-// files may leave it out. Ids created later never collide with loaded ones.
-// An empty document (nothing, or only white space, as in a file just made
-// with touch) is an empty board.
+// Load replaces the board with the board document read from r. The document
+// is decoded strictly: malformed JSON, data after the board, unknown fields,
+// fields given twice and values of the wrong type are errors. So are invalid
+// boards: an unknown type or shape, duplicate or empty ids, a parentId or
+// connector end that names no object, a parent that is not a frame, a
+// connector to itself, a bad color or style, a field that does not belong to
+// the type, or a size that is not positive. Every problem is reported at
+// once, each with its path in the document (objects[2].color), in one error
+// that lists them separated by "; ". Connector geometry is recomputed from
+// the endpoints, so board files may leave it out. Ids created later never
+// collide with loaded ones. An empty document (nothing, or only white space,
+// as in a file just made with touch) is an empty board.
 func (b *Board) Load(r io.Reader) error {
 	data, err := io.ReadAll(r)
 	if err == nil {
@@ -262,7 +265,7 @@ func (e *FileError) Unwrap() error { return e.Err }
 func (b *Board) LoadFile(path string) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return &FileError{path, pathless(err)}
+		return &FileError{path, fserr.Pathless(err)}
 	}
 	if err := b.decode(data); err != nil {
 		return &FileError{path, err}
@@ -290,7 +293,7 @@ func CheckFile(path string) error {
 	// Saving makes a temporary file beside the target: try it.
 	probe, err := os.CreateTemp(dir, ".board-check-*")
 	if err != nil {
-		return &FileError{path, fmt.Errorf("cannot create files in directory %s: %w", dir, pathless(err))}
+		return &FileError{path, fmt.Errorf("cannot create files in directory %s: %w", dir, fserr.Pathless(err))}
 	}
 	probe.Close()
 	os.Remove(probe.Name())
@@ -331,7 +334,7 @@ func checkDir(dir string) error {
 	case errors.Is(err, fs.ErrNotExist):
 		return fmt.Errorf("directory %s does not exist", dir)
 	case err != nil:
-		return pathless(err)
+		return fserr.Pathless(err)
 	case !fi.IsDir():
 		return fmt.Errorf("%s is not a directory", dir)
 	}
@@ -343,7 +346,7 @@ func checkDir(dir string) error {
 func writeAtomic(target string, mode fs.FileMode, write func(io.Writer) error) error {
 	tmp, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".*.tmp")
 	if err != nil {
-		return pathless(err)
+		return fserr.Pathless(err)
 	}
 	defer os.Remove(tmp.Name()) // after a failure; a no-op after the rename
 	err = tmp.Chmod(mode)       // CreateTemp makes 0600
@@ -359,7 +362,7 @@ func writeAtomic(target string, mode fs.FileMode, write func(io.Writer) error) e
 	if err == nil {
 		err = os.Rename(tmp.Name(), target)
 	}
-	return pathless(err)
+	return fserr.Pathless(err)
 }
 
 // checkTarget checks the file a save would replace, if there is one.
@@ -369,7 +372,7 @@ func checkTarget(target string) error {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil
 	case err != nil:
-		return pathless(err)
+		return fserr.Pathless(err)
 	case fi.IsDir():
 		return errors.New("is a directory, not a board file")
 	case !fi.Mode().IsRegular():
@@ -381,7 +384,7 @@ func checkTarget(target string) error {
 	}
 	f, err := os.OpenFile(target, os.O_WRONLY, 0)
 	if err != nil {
-		return fmt.Errorf("cannot write the file: %w", pathless(err))
+		return fmt.Errorf("cannot write the file: %w", fserr.Pathless(err))
 	}
 	return f.Close()
 }
@@ -395,14 +398,14 @@ func resolveLinks(path string) (string, error) {
 			return path, nil
 		}
 		if err != nil {
-			return "", pathless(err)
+			return "", fserr.Pathless(err)
 		}
 		if fi.Mode()&fs.ModeSymlink == 0 {
 			return path, nil
 		}
 		link, err := os.Readlink(path)
 		if err != nil {
-			return "", pathless(err)
+			return "", fserr.Pathless(err)
 		}
 		if !filepath.IsAbs(link) {
 			link = filepath.Join(filepath.Dir(path), link)
@@ -410,20 +413,6 @@ func resolveLinks(path string) (string, error) {
 		path = link
 	}
 	return "", errors.New("too many levels of symbolic links")
-}
-
-// pathless strips the path from an *fs.PathError (the FileError names the
-// file) and keeps what went wrong, e.g. "permission denied".
-func pathless(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	var le *os.LinkError
-	if errors.As(err, &le) {
-		return le.Err
-	}
-	return err
 }
 
 // list copies the objects that keep returns true for, in creation order.
@@ -487,44 +476,48 @@ func idNumber(id string) int {
 	return n
 }
 
-// validate checks a board's objects and returns a copy with connector
-// geometry recomputed.
-func validate(objs []Object) ([]Object, error) {
+// validate checks a board's objects, adding every problem to p with its
+// path (objects[2].color), and returns a copy with connector geometry
+// recomputed. A problem where p has one already (a value of the wrong type)
+// is not reported again.
+func validate(objs []Object, p *strictjson.Problems) []Object {
 	out := make([]Object, len(objs))
 	copy(out, objs)
-	byID := make(map[string]*Object, len(out))
+	byID := make(map[string]int, len(out))
 	for i := range out {
-		o := &out[i]
-		if o.ID == "" {
-			return nil, fmt.Errorf("object %d has no id", i)
+		o, at := &out[i], strictjson.Index("objects", i)
+		switch j, dup := byID[o.ID]; {
+		case o.ID == "":
+			p.Addf(at+".id", "missing (every object needs an id)")
+		case dup:
+			p.Addf(at+".id", "duplicate id %s (also objects[%d])", strictjson.Quote(o.ID), j)
+		default:
+			byID[o.ID] = i
 		}
-		if _, dup := byID[o.ID]; dup {
-			return nil, fmt.Errorf("duplicate id %q", o.ID)
-		}
-		byID[o.ID] = o
-		if err := checkObject(o); err != nil {
-			return nil, fmt.Errorf("object %q: %w", o.ID, err)
-		}
+		checkObject(o, at, p)
 	}
 	for i := range out {
-		o := &out[i]
-		if err := checkRefs(o, byID); err != nil {
-			return nil, fmt.Errorf("object %q: %w", o.ID, err)
-		}
-		if o.Type == TypeConnector {
-			o.route(*byID[o.FromID], *byID[o.ToID])
+		o, at := &out[i], strictjson.Index("objects", i)
+		from, to, ok := checkRefs(o, at, out, byID, p)
+		if ok {
+			o.route(from, to)
 			if !finiteGeometry(o) {
-				return nil, fmt.Errorf("object %q: geometry out of range", o.ID)
+				p.Addf(at, "geometry out of range: its ends are too far apart")
 			}
 		}
 	}
-	return out, nil
+	return out
 }
 
 // checkObject checks an object on its own: type, fields, numbers, color.
-func checkObject(o *Object) error {
-	if !oneOf(o.Type, types) {
-		return fmt.Errorf("unknown type %q (want one of %s)", o.Type, strings.Join(types, ", "))
+func checkObject(o *Object, at string, p *strictjson.Problems) {
+	switch {
+	case o.Type == "":
+		p.Addf(at+".type", "missing (want one of %s)", strings.Join(types, ", "))
+		return
+	case !oneOf(o.Type, types):
+		p.Addf(at+".type", "unknown type %s (want one of %s)", strictjson.Quote(o.Type), strings.Join(types, ", "))
+		return
 	}
 	// Fields that do not belong to the type are rejected rather than kept
 	// invisibly (a frame's "text" is a typo for "title").
@@ -539,62 +532,82 @@ func checkObject(o *Object) error {
 		{"fromId", o.FromID}, {"toId", o.ToID}, {"style", o.Style}, {"label", o.Label}, {"shape", o.Shape},
 	} {
 		if f.val != "" && !oneOf(f.name, strings.Fields(allowed)) {
-			return fmt.Errorf("a %s has no %s", o.Type, f.name)
+			p.Addf(at+"."+f.name, "a %s has no %s", o.Type, f.name)
 		}
 	}
-	if o.Type == TypeShape && !oneOf(o.Shape, shapeKinds) {
-		return fmt.Errorf("shape must be one of %s, got %q", strings.Join(shapeKinds, ", "), o.Shape)
+	switch {
+	case o.Type != TypeShape:
+	case o.Shape == "":
+		p.Addf(at+".shape", "missing (a shape needs one of %s)", strings.Join(shapeKinds, ", "))
+	case !oneOf(o.Shape, shapeKinds):
+		p.Addf(at+".shape", "must be one of %s, got %s", strings.Join(shapeKinds, ", "), strictjson.Quote(o.Shape))
 	}
 	if o.Style != "" && !oneOf(o.Style, styles) {
-		return fmt.Errorf("style must be one of %s, got %q", strings.Join(styles, ", "), o.Style)
+		p.Addf(at+".style", "must be one of %s, got %s", strings.Join(styles, ", "), strictjson.Quote(o.Style))
 	}
 	if o.Color != "" && !ValidColor(o.Color) {
-		return colorError(o.Color)
+		p.Addf(at+".color", "%v", colorError(o.Color))
 	}
 	if o.Type == TypeConnector {
-		return nil // geometry is derived
+		return // geometry is derived
 	}
-	if !finite(o.X, o.Y, o.Width, o.Height) {
-		return fmt.Errorf("coordinates and sizes must be finite numbers")
+	ok := true
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"x", o.X}, {"y", o.Y}, {"width", o.Width}, {"height", o.Height}} {
+		switch {
+		case !finite(f.v):
+			p.Addf(at+"."+f.name, "must be a finite number, got %v", f.v)
+			ok = false
+		case f.v <= 0 && (f.name == "width" || f.name == "height"):
+			p.Addf(at+"."+f.name, "must be positive, got %v", f.v)
+			ok = false
+		}
 	}
-	if o.Width <= 0 || o.Height <= 0 {
-		return fmt.Errorf("width and height must be positive, got %v x %v", o.Width, o.Height)
+	if ok && !finiteGeometry(o) {
+		p.Addf(at, "geometry out of range: x + width or y + height is too large")
 	}
-	if !finiteGeometry(o) {
-		return fmt.Errorf("geometry out of range")
-	}
-	return nil
 }
 
-// checkRefs checks an object's references to other objects.
-func checkRefs(o *Object, byID map[string]*Object) error {
-	if o.ParentID != "" {
-		p, ok := byID[o.ParentID]
+// checkRefs checks an object's references to other objects (objs, indexed
+// by id in byID). For a connector whose ends are valid, it returns them
+// and true.
+func checkRefs(o *Object, at string, objs []Object, byID map[string]int, p *strictjson.Problems) (from, to Object, ok bool) {
+	if o.ParentID != "" && o.Type != TypeConnector && o.Type != TypeFrame {
+		j, found := byID[o.ParentID]
 		switch {
-		case !ok:
-			return fmt.Errorf("parentId: no object with id %q", o.ParentID)
-		case p.Type != TypeFrame:
-			return fmt.Errorf("parentId: %q is a %s, not a frame", p.ID, p.Type)
+		case !found:
+			p.Addf(at+".parentId", "no object with id %s", strictjson.Quote(o.ParentID))
+		case objs[j].Type != TypeFrame:
+			p.Addf(at+".parentId", "%s is a %s, not a frame", strictjson.Quote(o.ParentID), objs[j].Type)
 		}
 	}
 	if o.Type != TypeConnector {
-		return nil
+		return Object{}, Object{}, false
 	}
-	for _, end := range []struct{ name, id string }{{"fromId", o.FromID}, {"toId", o.ToID}} {
-		e, ok := byID[end.id]
+	ok = true
+	ends := [2]Object{}
+	for k, end := range []struct{ name, id string }{{"fromId", o.FromID}, {"toId", o.ToID}} {
+		j, found := byID[end.id]
 		switch {
 		case end.id == "":
-			return fmt.Errorf("a connector needs %s", end.name)
-		case !ok:
-			return fmt.Errorf("%s: no object with id %q", end.name, end.id)
-		case e.Type == TypeConnector:
-			return fmt.Errorf("%s: %q is a connector; connectors join stickies, shapes and frames", end.name, e.ID)
+			p.Addf(at+"."+end.name, "missing (a connector needs %s)", end.name)
+		case !found:
+			p.Addf(at+"."+end.name, "no object with id %s", strictjson.Quote(end.id))
+		case objs[j].Type == TypeConnector:
+			p.Addf(at+"."+end.name, "%s is a connector; connectors join stickies, shapes and frames", strictjson.Quote(end.id))
+		default:
+			ends[k] = objs[j]
+			continue
 		}
+		ok = false
 	}
-	if o.FromID == o.ToID {
-		return fmt.Errorf("cannot connect %q to itself", o.FromID)
+	if ok && o.FromID == o.ToID {
+		p.Addf(at+".toId", "cannot connect %s to itself", strictjson.Quote(o.FromID))
+		ok = false
 	}
-	return nil
+	return ends[0], ends[1], ok
 }
 
 // route sets a connector's geometry: the box between its endpoints' centers.
@@ -630,5 +643,5 @@ func oneOf(s string, set []string) bool {
 }
 
 func colorError(c string) error {
-	return fmt.Errorf("invalid color %q: use one of %s, or #rrggbb", c, strings.Join(namedColors, ", "))
+	return fmt.Errorf("invalid color %s: use one of %s, or #rrggbb", strictjson.Quote(c), strings.Join(namedColors, ", "))
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/codemode-dev/codemode/internal/strictjson"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -128,36 +129,43 @@ func TestLoadInvalid(t *testing.T) {
 		sticky = `{"id":"s","type":"sticky","x":0,"y":0,"width":10,"height":10}`
 	)
 	for _, c := range []struct{ doc, want string }{
-		{`[]`, "cannot unmarshal array"},
-		{`{"objects":[` + sticky + `]} {}`, "trailing data"},
-		{`{"objects":[], "extra":1}`, `unknown field "extra"`},
-		{`{"objects":[{"id":"s","type":"note","x":0,"y":0,"width":1,"height":1}]}`, `object "s": unknown type "note"`},
-		{`{"objects":[{"id":"s","type":"sticky","x":0,"y":0,"width":1,"height":1,"colour":"red"}]}`, `unknown field "colour"`},
-		{`{"objects":[` + sticky + `,` + sticky + `]}`, `duplicate id "s"`},
-		{`{"objects":[{"type":"sticky","x":0,"y":0,"width":1,"height":1}]}`, "object 0 has no id"},
-		{`{"objects":[{"id":"s","type":"sticky","x":0,"y":0,"width":0,"height":1}]}`, `object "s": width and height must be positive`},
-		{`{"objects":[{"id":"s","type":"sticky","x":0,"y":0}]}`, `object "s": width and height must be positive`},
-		{`{"objects":[{"id":"s","type":"sticky","x":1e999,"y":0,"width":1,"height":1}]}`, "cannot unmarshal number 1e999"},
-		{`{"objects":[{"id":"s","type":"sticky","x":1.7e308,"y":0,"width":1e308,"height":1}]}`, `object "s": geometry out of range`},
-		{`{"objects":[{"id":"s","type":"sticky","x":0,"y":0,"width":1,"height":1,"parentId":"f"}]}`, `object "s": parentId: no object with id "f"`},
-		{`{"objects":[` + sticky + `,{"id":"t","type":"sticky","x":0,"y":0,"width":1,"height":1,"parentId":"s"}]}`, `object "t": parentId: "s" is a sticky, not a frame`},
-		{`{"objects":[` + frame + `,{"id":"g","type":"frame","x":0,"y":0,"width":1,"height":1,"parentId":"f"}]}`, `object "g": a frame has no parentId`},
-		{`{"objects":[{"id":"f","type":"frame","x":0,"y":0,"width":1,"height":1,"text":"oops"}]}`, `object "f": a frame has no text`},
-		{`{"objects":[{"id":"s","type":"shape","x":0,"y":0,"width":1,"height":1}]}`, `object "s": shape must be one of`},
-		{`{"objects":[{"id":"s","type":"shape","shape":"star","x":0,"y":0,"width":1,"height":1}]}`, `shape must be one of rectangle, ellipse, diamond, triangle, got "star"`},
-		{`{"objects":[{"id":"s","type":"sticky","x":0,"y":0,"width":1,"height":1,"color":"mauve"}]}`, `object "s": invalid color "mauve"`},
-		{`{"objects":[` + sticky + `,{"id":"c","type":"connector","fromId":"s","toId":"zz"}]}`, `object "c": toId: no object with id "zz"`},
-		{`{"objects":[` + sticky + `,{"id":"c","type":"connector","fromId":"s"}]}`, `object "c": a connector needs toId`},
-		{`{"objects":[` + sticky + `,{"id":"c","type":"connector","fromId":"s","toId":"s"}]}`, `object "c": cannot connect "s" to itself`},
-		{`{"objects":[` + sticky + `,` + frame + `,{"id":"c","type":"connector","fromId":"s","toId":"f","style":"dashed"}]}`, `object "c": style must be one of`},
-		{`{"objects":[` + sticky + `,` + frame + `,{"id":"c","type":"connector","fromId":"s","toId":"f"},{"id":"d","type":"connector","fromId":"s","toId":"c"}]}`, `object "d": toId: "c" is a connector`},
-		{`{"objects":[` + sticky + `,` + frame + `,{"id":"c","type":"connector","fromId":"s","toId":"f","parentId":"f"}]}`, `object "c": a connector has no parentId`},
+		{`[]`, "want an object, got an array"},
+		{`{"objects":[` + sticky + `]} {}`, "unexpected data after the JSON value, at line 1, column 77"},
+		{`{"objects":[]}]`, "unexpected data after the JSON value, at line 1, column 15"},
+		{`{"objects":[]}}`, "unexpected data after the JSON value, at line 1, column 15"},
+		{`{"objects":[`, "malformed JSON: unexpected end of input"},
+		{`{"objects":[], "extra":1}`, `extra: unknown field (the fields here are objects, count)`},
+		{`{"objects":[], "objects":[]}`, `objects: given twice`},
+		{`{"objects":{}}`, `objects: want an array, got an object`},
+		{`{"objects":[{"id":"s","type":"note","x":0,"y":0,"width":1,"height":1}]}`, `objects[0].type: unknown type "note" (want one of sticky, shape, frame, connector)`},
+		{`{"objects":[{"id":"s","x":0,"y":0,"width":1,"height":1}]}`, `objects[0].type: missing (want one of sticky, shape, frame, connector)`},
+		{`{"objects":[{"id":"s","type":"sticky","x":0,"y":0,"width":1,"height":1,"colour":"red"}]}`, `objects[0].colour: unknown field (did you mean "color"?)`},
+		{`{"objects":[` + sticky + `,` + sticky + `]}`, `objects[1].id: duplicate id "s" (also objects[0])`},
+		{`{"objects":[{"type":"sticky","x":0,"y":0,"width":1,"height":1}]}`, "objects[0].id: missing (every object needs an id)"},
+		{`{"objects":[{"id":"s","type":"sticky","x":0,"y":0,"width":0,"height":1}]}`, `objects[0].width: must be positive, got 0`},
+		{`{"objects":[{"id":"s","type":"sticky","x":0,"y":0}]}`, `objects[0].width: must be positive, got 0; objects[0].height: must be positive, got 0`},
+		{`{"objects":[{"id":"s","type":"sticky","x":1e999,"y":0,"width":1,"height":1}]}`, "objects[0].x: 1e999 is out of range"},
+		{`{"objects":[{"id":"s","type":"sticky","x":1.7e308,"y":0,"width":1e308,"height":1}]}`, `objects[0]: geometry out of range: x + width or y + height is too large`},
+		{`{"objects":[{"id":"s","type":"sticky","x":0,"y":0,"width":1,"height":1,"parentId":"f"}]}`, `objects[0].parentId: no object with id "f"`},
+		{`{"objects":[` + sticky + `,{"id":"t","type":"sticky","x":0,"y":0,"width":1,"height":1,"parentId":"s"}]}`, `objects[1].parentId: "s" is a sticky, not a frame`},
+		{`{"objects":[` + frame + `,{"id":"g","type":"frame","x":0,"y":0,"width":1,"height":1,"parentId":"f"}]}`, `objects[1].parentId: a frame has no parentId`},
+		{`{"objects":[{"id":"f","type":"frame","x":0,"y":0,"width":1,"height":1,"text":"oops"}]}`, `objects[0].text: a frame has no text`},
+		{`{"objects":[{"id":"s","type":"shape","x":0,"y":0,"width":1,"height":1}]}`, `objects[0].shape: missing (a shape needs one of rectangle, ellipse, diamond, triangle)`},
+		{`{"objects":[{"id":"s","type":"shape","shape":"star","x":0,"y":0,"width":1,"height":1}]}`, `objects[0].shape: must be one of rectangle, ellipse, diamond, triangle, got "star"`},
+		{`{"objects":[{"id":"s","type":"sticky","x":0,"y":0,"width":1,"height":1,"color":"mauve"}]}`, `objects[0].color: invalid color "mauve": use one of yellow, pink, green, blue, orange, purple, red, gray, white, or #rrggbb`},
+		{`{"objects":[` + sticky + `,{"id":"c","type":"connector","fromId":"s","toId":"zz"}]}`, `objects[1].toId: no object with id "zz"`},
+		{`{"objects":[` + sticky + `,{"id":"c","type":"connector","fromId":"s"}]}`, `objects[1].toId: missing (a connector needs toId)`},
+		{`{"objects":[` + sticky + `,{"id":"c","type":"connector","fromId":"s","toId":"s"}]}`, `objects[1].toId: cannot connect "s" to itself`},
+		{`{"objects":[` + sticky + `,` + frame + `,{"id":"c","type":"connector","fromId":"s","toId":"f","style":"dashed"}]}`, `objects[2].style: must be one of line, arrow, both, got "dashed"`},
+		{`{"objects":[` + sticky + `,` + frame + `,{"id":"c","type":"connector","fromId":"s","toId":"f"},{"id":"d","type":"connector","fromId":"s","toId":"c"}]}`, `objects[3].toId: "c" is a connector; connectors join stickies, shapes and frames`},
+		{`{"objects":[` + sticky + `,` + frame + `,{"id":"c","type":"connector","fromId":"s","toId":"f","parentId":"f"}]}`, `objects[2].parentId: a connector has no parentId`},
+		{`{"objects":[{"id":"a","type":"sticky","x":-1.7e308,"y":0,"width":1,"height":1},{"id":"b","type":"sticky","x":1.7e308,"y":0,"width":1,"height":1},{"id":"c","type":"connector","fromId":"a","toId":"b"}]}`, `objects[2]: geometry out of range: its ends are too far apart`},
 	} {
 		b := sample(t).board
 		before := b.Objects()
 		err := b.Load(strings.NewReader(c.doc))
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("Load(%s) = %v, want an error containing %q", c.doc, err, c.want)
+		if err == nil || err.Error() != "whiteboard: "+c.want {
+			t.Errorf("Load(%s)\n got %v\nwant whiteboard: %s", c.doc, err, c.want)
 		}
 		if diff := cmp.Diff(before, b.Objects()); diff != "" {
 			t.Errorf("a failed Load changed the board (-before +after):\n%s", diff)
@@ -165,8 +173,72 @@ func TestLoadInvalid(t *testing.T) {
 	}
 	// Non-finite numbers cannot come from JSON, but can from Go.
 	err := NewBoard().Restore([]Object{{ID: "s", Type: TypeSticky, X: math.NaN(), Width: 1, Height: 1}})
-	if err == nil || !strings.Contains(err.Error(), "finite") {
+	if err == nil || err.Error() != "whiteboard: objects[0].x: must be a finite number, got NaN" {
 		t.Errorf("Restore(NaN) = %v", err)
+	}
+}
+
+// A board file is decoded strictly, like every JSON document codemode
+// reads: every problem at once, each with its path, in JSON's terms (it
+// reported the first only, in Go's: "cannot unmarshal string into Go struct
+// field Object.objects.x of type float64"). A problem is not reported again
+// in other words: x that is not a number is not also out of range.
+func TestLoadReportsEveryProblem(t *testing.T) {
+	doc := `{"objects":[
+		{"id":"a","type":"sticky","x":"10","y":0,"width":"wide","height":1,"colour":"red"},
+		{"id":"a","type":"frame","x":0,"y":0,"width":1,"height":1,"text":"t","color":"teal"},
+		{"id":5,"type":"shape","shape":"star","x":0,"y":0,"width":1,"height":-1},
+		{"id":"c","type":"connector","fromId":"a","toId":"zz","style":true}
+	],"count":"4"}`
+	err := NewBoard().Load(strings.NewReader(doc))
+	want := []string{
+		`objects[0].x: want a number, got the string "10"`,
+		`objects[0].width: want a number, got the string "wide"`,
+		`objects[0].colour: unknown field (did you mean "color"?)`,
+		`objects[2].id: want a string, got the number 5`,
+		`objects[3].style: want a string, got true`,
+		`count: want an integer, got the string "4"`,
+		`objects[1].id: duplicate id "a" (also objects[0])`,
+		`objects[1].text: a frame has no text`,
+		`objects[1].color: invalid color "teal": use one of yellow, pink, green, blue, orange, purple, red, gray, white, or #rrggbb`,
+		`objects[2].shape: must be one of rectangle, ellipse, diamond, triangle, got "star"`,
+		`objects[2].height: must be positive, got -1`,
+		`objects[3].toId: no object with id "zz"`,
+	}
+	if err == nil {
+		t.Fatal("accepted")
+	}
+	if diff := cmp.Diff(want, strings.Split(strings.TrimPrefix(err.Error(), "whiteboard: "), "; ")); diff != "" {
+		t.Errorf("problems (-want +got):\n%s", diff)
+	}
+	// Every problem is an error of its own for errors.As.
+	var se *strictjson.Error
+	if !errors.As(err, &se) || len(se.Problems) != len(want) {
+		t.Errorf("%#v, want a *strictjson.Error", err)
+	}
+}
+
+// The example of docs/whiteboard.md ("Board JSON format") says what Load says.
+func TestLoadDocumentedExample(t *testing.T) {
+	doc := `{"objects": [
+  {"id": "a", "type": "sticky", "x": "10", "y": 0, "width": 1, "height": 1, "colour": "red"},
+  {"id": "a", "type": "frame", "x": 0, "y": 0, "width": 1, "height": 1, "text": "t"}
+]}`
+	want := `whiteboard: objects[0].x: want a number, got the string "10"; objects[0].colour: unknown field (did you mean "color"?); objects[1].id: duplicate id "a" (also objects[0]); objects[1].text: a frame has no text`
+	if err := NewBoard().Load(strings.NewReader(doc)); err == nil || err.Error() != want {
+		t.Errorf("got  %v\nwant %s", err, want)
+	}
+}
+
+// A long value is shown by its first 200 characters.
+func TestLoadQuotesLongValuesInPart(t *testing.T) {
+	long := strings.Repeat("x", 100_000)
+	doc := `{"objects":[{"id":"` + long + `","type":"` + long + `"},{"id":"s","type":"sticky","width":1,"height":1,"color":"` + long + `"}]}`
+	err := NewBoard().Load(strings.NewReader(doc))
+	x200 := `"` + strings.Repeat("x", 200) + `…"`
+	want := `whiteboard: objects[0].type: unknown type ` + x200 + ` (want one of sticky, shape, frame, connector); objects[1].color: invalid color ` + x200 + `: use one of yellow, pink, green, blue, orange, purple, red, gray, white, or #rrggbb`
+	if err == nil || err.Error() != want {
+		t.Errorf("got  %.600v\nwant %s", err, want)
 	}
 }
 
@@ -285,10 +357,16 @@ func TestLoadFileErrors(t *testing.T) {
 		t.Errorf("missing file: %v, want a FileError wrapping fs.ErrNotExist", err)
 	}
 	bad := filepath.Join(dir, "bad.json")
-	writeFile(t, bad, `{"objects":[{"id":"x","type":"blob"}]}`, 0o644)
-	want := "whiteboard: " + bad + `: object "x": unknown type "blob"`
-	if err := NewBoard().LoadFile(bad); err == nil || !strings.HasPrefix(err.Error(), want) {
-		t.Errorf("bad board: %v, want %q...", err, want)
+	writeFile(t, bad, `{"objects":[{"id":"x","type":"blob"},{"id":"x","type":"sticky","width":1,"height":1}]}`, 0o644)
+	want := "whiteboard: " + bad + `: objects[0].type: unknown type "blob" (want one of sticky, shape, frame, connector); ` +
+		`objects[1].id: duplicate id "x" (also objects[0])`
+	if err := NewBoard().LoadFile(bad); err == nil || err.Error() != want || !errors.As(err, &fe) || fe.Path != bad {
+		t.Errorf("bad board: %v, want %q", err, want)
+	}
+	writeFile(t, bad, `{"objects":[]}]`, 0o644)
+	want = "whiteboard: " + bad + ": unexpected data after the JSON value, at line 1, column 15"
+	if err := NewBoard().LoadFile(bad); err == nil || err.Error() != want {
+		t.Errorf("trailing data: %v, want %q", err, want)
 	}
 }
 
