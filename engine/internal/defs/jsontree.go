@@ -56,12 +56,19 @@ func (o *object) del(k string) {
 	}
 }
 
+// maxParseDepth is how deeply parse nests arrays and objects: as deeply as
+// encoding/json reads, which the engine validates arguments with, so
+// nothing parse refuses would have passed validation.
+const maxParseDepth = 10000
+
 // parse decodes JSON into the tree, keeping numbers exact. A repeated key
-// keeps its first position and its last value, as encoding/json would.
+// keeps its first position and its last value, as encoding/json reads it,
+// so the tree, encoded again, repeats no key. It takes time linear in the
+// size of data: Drop parses a model's arguments, whose size is the model's.
 func parse(data []byte) (any, error) {
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.UseNumber()
-	v, err := parseValue(d)
+	v, err := parseValue(d, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -71,31 +78,37 @@ func parse(data []byte) (any, error) {
 	return v, nil
 }
 
-func parseValue(d *json.Decoder) (any, error) {
+func parseValue(d *json.Decoder, depth int) (any, error) {
 	t, err := d.Token()
 	if err != nil {
 		return nil, err
 	}
 	switch t {
+	case json.Delim('{'), json.Delim('['):
+		if depth > maxParseDepth {
+			return nil, fmt.Errorf("arrays and objects nest more than %d levels deep", maxParseDepth)
+		}
+	}
+	switch t {
 	case json.Delim('{'):
-		o := &object{}
+		var b objectBuilder
 		for d.More() {
 			k, err := d.Token()
 			if err != nil {
 				return nil, err
 			}
-			v, err := parseValue(d)
+			v, err := parseValue(d, depth+1)
 			if err != nil {
 				return nil, err
 			}
-			o.set(k.(string), v)
+			b.add(k.(string), v)
 		}
 		_, err := d.Token() // '}'
-		return o, err
+		return &b.o, err
 	case json.Delim('['):
 		a := []any{}
 		for d.More() {
-			v, err := parseValue(d)
+			v, err := parseValue(d, depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -105,6 +118,37 @@ func parseValue(d *json.Decoder) (any, error) {
 		return a, err
 	}
 	return t, nil // nil, bool, json.Number, string
+}
+
+// objectBuilder builds an object member by member, a repeated key keeping
+// its first position and taking the last value. It finds repeats by
+// scanning while the object is small and through an index from
+// indexMembers members on, so an object of n members costs O(n), where
+// calling set for each would cost O(n²).
+type objectBuilder struct {
+	o     object
+	index map[string]int // position of each key, once the object has indexMembers members
+}
+
+const indexMembers = 16
+
+func (b *objectBuilder) add(k string, v any) {
+	if b.index == nil && len(b.o.members) >= indexMembers {
+		b.index = make(map[string]int, 2*len(b.o.members))
+		for i, m := range b.o.members {
+			b.index[m.key] = i
+		}
+	}
+	if b.index == nil {
+		b.o.set(k, v)
+		return
+	}
+	if i, ok := b.index[k]; ok {
+		b.o.members[i].val = v
+		return
+	}
+	b.index[k] = len(b.o.members)
+	b.o.members = append(b.o.members, member{k, v})
 }
 
 func clone(v any) any {
@@ -128,6 +172,13 @@ func clone(v any) any {
 // encode writes v as compact JSON without HTML escaping: schemas carry
 // patterns and descriptions where "<" and "&" should stay readable.
 func encode(buf *bytes.Buffer, v any) error {
+	e := json.NewEncoder(buf)
+	e.SetEscapeHTML(false)
+	return encodeValue(buf, e, v)
+}
+
+// encodeValue writes v to buf, scalars through e, which writes to buf too.
+func encodeValue(buf *bytes.Buffer, e *json.Encoder, v any) error {
 	switch v := v.(type) {
 	case *object:
 		buf.WriteByte('{')
@@ -135,11 +186,11 @@ func encode(buf *bytes.Buffer, v any) error {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			if err := encodeScalar(buf, m.key); err != nil {
+			if err := encodeScalar(buf, e, m.key); err != nil {
 				return err
 			}
 			buf.WriteByte(':')
-			if err := encode(buf, m.val); err != nil {
+			if err := encodeValue(buf, e, m.val); err != nil {
 				return err
 			}
 		}
@@ -147,28 +198,26 @@ func encode(buf *bytes.Buffer, v any) error {
 		return nil
 	case []any:
 		buf.WriteByte('[')
-		for i, e := range v {
+		for i, x := range v {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			if err := encode(buf, e); err != nil {
+			if err := encodeValue(buf, e, x); err != nil {
 				return err
 			}
 		}
 		buf.WriteByte(']')
 		return nil
 	}
-	return encodeScalar(buf, v)
+	return encodeScalar(buf, e, v)
 }
 
-func encodeScalar(buf *bytes.Buffer, v any) error {
-	var b bytes.Buffer
-	e := json.NewEncoder(&b)
-	e.SetEscapeHTML(false)
+// encodeScalar writes v through e, without the newline e ends it with.
+func encodeScalar(buf *bytes.Buffer, e *json.Encoder, v any) error {
 	if err := e.Encode(v); err != nil {
 		return err
 	}
-	buf.Write(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+	buf.Truncate(buf.Len() - 1)
 	return nil
 }
 
