@@ -51,7 +51,7 @@ type AnthropicTool struct {
 func MCP(tools []Tool) []MCPTool {
 	out := make([]MCPTool, len(tools))
 	for i, t := range tools {
-		out[i] = MCPTool{Name: t.Name, Description: t.Description, InputSchema: inputSchema(t),
+		out[i] = MCPTool{Name: t.Name, Description: t.Description, InputSchema: InputSchema(t),
 			OutputSchema: present(t.OutputSchema), Annotations: present(t.Annotations)}
 	}
 	return out
@@ -68,7 +68,7 @@ func OpenAI(tools []Tool) ([]OpenAITool, error) {
 	}
 	out := make([]OpenAITool, len(tools))
 	for i, t := range tools {
-		f := OpenAIFunction{Name: WireName(t.Name), Description: t.Description, Parameters: inputSchema(t)}
+		f := OpenAIFunction{Name: WireName(t.Name), Description: t.Description, Parameters: InputSchema(t)}
 		if s := Strict(f.Parameters); s.Reason == "" {
 			f.Parameters, f.Strict = s.Schema, true
 		} else {
@@ -87,16 +87,14 @@ func Anthropic(tools []Tool) ([]AnthropicTool, error) {
 	}
 	out := make([]AnthropicTool, len(tools))
 	for i, t := range tools {
-		out[i] = AnthropicTool{Name: WireName(t.Name), Description: t.Description, InputSchema: inputSchema(t)}
+		out[i] = AnthropicTool{Name: WireName(t.Name), Description: t.Description, InputSchema: InputSchema(t)}
 	}
 	return out, nil
 }
 
 // InputSchema is t's input schema, or {"type":"object"} when it has none:
 // every provider requires an object schema, and null is not one.
-func InputSchema(t Tool) json.RawMessage { return inputSchema(t) }
-
-func inputSchema(t Tool) json.RawMessage {
+func InputSchema(t Tool) json.RawMessage {
 	if s := present(t.InputSchema); s != nil {
 		return s
 	}

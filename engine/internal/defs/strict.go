@@ -32,6 +32,12 @@ import (
 //     names, definition names, enum values and const values together, and
 //     15,000 characters for the values of any enum of more than 250 values.
 //
+// Two more rules concern the request, not the schema, so the export cannot
+// keep them: Structured Outputs is not compatible with parallel function
+// calls (the host sends parallel_tool_calls: false for the schemas to hold),
+// and fine-tuned models support none of pattern, format, the numeric
+// constraints or minItems/maxItems, which the strict form keeps.
+//
 // Strict rewrites a tool's input schema into that form where it can, and
 // says why where it cannot. The rewritten schema may be looser than the
 // original (a constraint strict mode lacks is dropped and named in the
@@ -84,7 +90,7 @@ func Strict(inputSchema json.RawMessage) StrictForm {
 
 type strictConv struct {
 	root     *object
-	defs     map[string]*strictDef // by "$defs/NAME" or "definitions/NAME"
+	defs     map[string]*strictDef // by "$defs/NAME" or "definitions/NAME", as refs reach them; nil for none
 	rootPlan *Nulls
 	problems []string
 }
@@ -131,7 +137,29 @@ func setOf(s ...string) map[string]bool {
 	return m
 }
 
+// convertRoot converts the root schema, then its definitions: each one is
+// converted the first time a ref reaches it, and every one is exported,
+// whether a ref reached it or not.
 func (c *strictConv) convertRoot() *object {
+	o := &object{}
+	if _, ok := c.root.get("$ref"); ok {
+		c.fail("", "is a $ref; strict mode wants an object schema there")
+	} else {
+		if _, ok := c.root.get("anyOf"); ok {
+			c.fail("", "is an anyOf; strict mode wants an object schema there")
+		}
+		if _, ok := c.root.get("oneOf"); ok {
+			c.fail("", "is a oneOf; strict mode wants an object schema there")
+		}
+		out, plan := c.node(c.root, "")
+		*c.rootPlan = *plan
+		if r, _ := out.(*object); r != nil {
+			o = r
+			if t, _ := o.get("type"); t != "object" {
+				c.fail("", "is not an object schema")
+			}
+		}
+	}
 	for _, kw := range []string{"$defs", "definitions"} {
 		d, ok := c.root.get(kw)
 		if !ok {
@@ -142,50 +170,26 @@ func (c *strictConv) convertRoot() *object {
 			c.fail("/"+kw, "is not an object")
 			continue
 		}
-		for _, m := range do.members {
-			c.defs[kw+"/"+m.key] = &strictDef{src: m.val, plan: &Nulls{}}
-		}
-	}
-	if _, ok := c.root.get("$ref"); ok {
-		c.fail("", "is a $ref; strict mode wants an object schema there")
-		return &object{}
-	}
-	if _, ok := c.root.get("anyOf"); ok {
-		c.fail("", "is an anyOf; strict mode wants an object schema there")
-	}
-	if _, ok := c.root.get("oneOf"); ok {
-		c.fail("", "is a oneOf; strict mode wants an object schema there")
-	}
-	out, plan := c.node(c.root, "")
-	*c.rootPlan = *plan
-	o, _ := out.(*object)
-	if o == nil {
-		return &object{}
-	}
-	if t, _ := o.get("type"); t != "object" {
-		c.fail("", "is not an object schema")
-	}
-	for _, kw := range []string{"$defs", "definitions"} {
-		d, ok := c.root.get(kw)
-		if !ok {
-			continue
-		}
-		do, ok := d.(*object)
-		if !ok {
-			continue
-		}
-		conv := &object{}
-		for _, m := range do.members {
-			conv.set(m.key, c.def(kw, m.key).out)
+		conv := &object{members: make([]member, len(do.members))}
+		for i, m := range do.members {
+			conv.members[i] = member{m.key, c.def(kw, m.key).out}
 		}
 		o.set(kw, conv)
 	}
 	return o
 }
 
-// def converts a definition once and returns it.
+// def converts a definition once and returns it; nil when the schema has
+// no such definition.
 func (c *strictConv) def(kw, name string) *strictDef {
-	d := c.defs[kw+"/"+name]
+	key := kw + "/" + name
+	d, ok := c.defs[key]
+	if !ok {
+		if src, found := definition(c.root, kw, name); found {
+			d = &strictDef{src: src, plan: &Nulls{}}
+		}
+		c.defs[key] = d
+	}
 	if d == nil || d.state != 0 {
 		return d
 	}
@@ -486,6 +490,17 @@ func (c *strictConv) ref(o *object, path string) (any, *Nulls) {
 	return obj("$ref", s), &Nulls{ref: d.plan}
 }
 
+// definition finds root's definition kw/name (kw is "$defs" or
+// "definitions").
+func definition(root *object, kw, name string) (any, bool) {
+	d, _ := root.get(kw)
+	do, ok := d.(*object)
+	if !ok {
+		return nil, false
+	}
+	return do.get(name)
+}
+
 // parseDefRef splits "#/$defs/NAME" (or "#/definitions/NAME"), percent- and
 // ~-escaped, into the keyword and the name.
 func parseDefRef(ref string) (kw, name string, ok bool) {
@@ -601,12 +616,8 @@ func acceptsNull(v any, root *object, seen map[any]bool) bool {
 			return acceptsNull(root, root, seen)
 		}
 		if kw, name, ok := parseDefRef(s); ok {
-			if d, ok := root.get(kw); ok {
-				if do, ok := d.(*object); ok {
-					if t, ok := do.get(name); ok {
-						return acceptsNull(t, root, seen)
-					}
-				}
+			if t, ok := definition(root, kw, name); ok {
+				return acceptsNull(t, root, seen)
 			}
 		}
 		return false
