@@ -2,7 +2,8 @@
 // WASM tool (build it with scripts/build-wasm-tools.sh, then run with
 // --wasm-dir tools/wasm/build): one frame per theme, titled with the theme
 // and its count, to the right of what is on the board, with the notes moved
-// into it. Notes that share no keyword go to an "Other" frame.
+// into it. Notes that share no keyword go to a frame titled "other" and its
+// count, e.g. "other (2)".
 const { objects } = await tools.findObjects({ type: "sticky" });
 if (objects.length === 0) {
   return { groups: [], message: "no sticky notes on the board" };
