@@ -5,7 +5,7 @@
 //
 // Every call, whatever the front end, goes through one dispatch path, so
 // validation, suggestions, approvals, limits and events cannot drift apart
-// between batch mode, code mode and the HTTP or MCP surfaces.
+// between batch mode, code mode, native tool calls and direct calls.
 //
 // Build an engine once and share it:
 //

@@ -6,7 +6,7 @@ import (
 	"fmt"
 )
 
-// Code is a machine-readable error code, shared by batch, code mode, HTTP and MCP.
+// Code is a machine-readable error code, shared by every front end.
 type Code string
 
 // The error codes (docs/errors.md), one list for every front end. A host may switch on them; a model reads

@@ -6,6 +6,7 @@
 // from batches and scripts.
 //
 //	loader, err := wasmtool.NewLoader(ctx, wasmtool.Options{CacheDir: cacheDir})
+//	if err != nil { ... }
 //	defer loader.Close(ctx)
 //	tools, err := loader.LoadDir(ctx, "tools/wasm/build")
 //	eng, err := engine.NewBuilder().Add(tools...).Build()

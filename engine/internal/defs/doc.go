@@ -2,9 +2,8 @@
 // and description of the batch meta-tool, and the tool lists in the shapes
 // MCP, OpenAI and Anthropic expect.
 //
-// It works on plain data ([Tool], no handlers) so that the engine, the HTTP
-// server and the CLI can all export the same definitions without this package
-// depending on the engine.
+// It works on plain data ([Tool], no handlers), so it does not depend on the
+// engine.
 package defs
 
 import "encoding/json"
