@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"io"
 
 	"github.com/codemode-dev/codemode/engine"
@@ -15,6 +17,10 @@ func cmdBatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func prepareBatch(_ *options, data []byte) (runFunc, error) {
 	req, err := engine.ParseBatchRequest(data)
 	if err != nil {
+		if bytes.HasPrefix(bytes.TrimSpace(data), []byte("[")) {
+			// The operations alone: the likeliest mistake with a batch.
+			return nil, fmt.Errorf(`%s (a batch request is an object: {"operations": [...]})`, message(err))
+		}
 		return nil, err
 	}
 	return func(ctx context.Context, eng *engine.Engine) (outcome, error) {
@@ -22,12 +28,16 @@ func prepareBatch(_ *options, data []byte) (runFunc, error) {
 		if err != nil {
 			return outcome{}, err
 		}
-		var unknown []string
+		out := outcome{result: res, ok: res.Summary.Successful == res.Summary.Total}
 		for _, r := range res.Results {
-			if r.Error != nil && r.Error.Code == engine.CodeUnknownTool {
-				unknown = append(unknown, r.Tool)
+			switch {
+			case r.Error == nil:
+			case r.Error.Code == engine.CodeUnknownTool:
+				out.unknown = append(out.unknown, r.Tool)
+			case r.Error.Code == engine.CodeTimeout:
+				out.timedOut = true
 			}
 		}
-		return outcome{result: res, ok: res.Summary.Successful == res.Summary.Total, unknown: unknown}, nil
+		return out, nil
 	}, nil
 }

@@ -28,9 +28,9 @@ func TestUsageErrorsAreOneLine(t *testing.T) {
 		args []string
 		want string
 	}{
-		{nil, `codemode: no command: want tools, batch, run or help (see "codemode help")`},
+		{nil, `codemode: no command: want tools, batch, run, version or help (see "codemode help")`},
 		{[]string{"bach"}, `codemode: unknown command "bach" (did you mean batch?)`},
-		{[]string{"deploy"}, `codemode: unknown command "deploy" (commands: tools, batch, run, help)`},
+		{[]string{"deploy"}, `codemode: unknown command "deploy" (commands: tools, batch, run, version, help)`},
 		{[]string{"--board", "b.json", "run"}, `codemode: --board before the command: flags come after it, as in "codemode run --board b.json FILE"`},
 		{[]string{"run", "--inptu", "{}"}, `codemode: run: unknown flag --inptu (did you mean --input?); see "codemode run --help"`},
 		{[]string{"batch", "--xyzzy"}, `codemode: batch: unknown flag --xyzzy; see "codemode batch --help"`},
@@ -39,7 +39,7 @@ func TestUsageErrorsAreOneLine(t *testing.T) {
 		{[]string{"tools", "--json=maybe"}, `codemode: tools: invalid boolean value "maybe" for --json: parse error; see "codemode tools --help"`},
 		{[]string{"tools", "x"}, `codemode: tools: unexpected argument "x"; see "codemode tools --help"`},
 		{[]string{"tools", "--json", "--ts"}, `codemode: tools: --json and --ts exclude each other; see "codemode tools --help"`},
-		{[]string{"help", "deploy"}, `codemode: help: want no argument or one of tools, batch, run, got "deploy"`},
+		{[]string{"help", "deploy"}, `codemode: help: unknown command "deploy" (commands: tools, batch, run, version, help)`},
 	}
 	for _, c := range cases {
 		out, errs, code := cli(t, "", c.args...)
@@ -402,9 +402,16 @@ func TestTimeoutFlag(t *testing.T) {
 	}
 	for _, timeout := range []string{"50", "50ms", "0.05s"} {
 		start := time.Now()
-		res := runScript(t, "while (true) {}", exitFailed, "--timeout", timeout, "--runner", "inprocess")
-		if res.Error == nil || res.Error.Code != engine.CodeTimeout || time.Since(start) > 5*time.Second {
-			t.Errorf("--timeout %s: error %+v after %v; want a timeout at once", timeout, res.Error, time.Since(start))
+		out, errs, code := cli(t, "while (true) {}", "run", "--timeout", timeout, "--runner", "inprocess")
+		var res engine.ExecuteResult
+		json.Unmarshal([]byte(out), &res)
+		if code != exitFailed || res.Error == nil || res.Error.Code != engine.CodeTimeout || time.Since(start) > 5*time.Second {
+			t.Errorf("--timeout %s: exit %d, error %+v after %v; want 1 and a timeout at once", timeout, code, res.Error, time.Since(start))
+		}
+		// A plain number is milliseconds, which a hint recalls (see
+		// TestTimeoutSecondsHint).
+		if hinted := strings.Contains(errs, "a plain number is milliseconds"); hinted != (timeout == "50") {
+			t.Errorf("--timeout %s: stderr %q", timeout, errs)
 		}
 	}
 	if res := runScript(t, "return 1", exitOK, "--timeout", "30000", "--runner", "inprocess"); string(res.Result) != "1" {

@@ -38,9 +38,10 @@ type runFunc func(ctx context.Context, eng *engine.Engine) (outcome, error)
 
 // outcome is what a job's run produced.
 type outcome struct {
-	result  any      // printed on stdout as indented JSON
-	ok      bool     // every operation or the script succeeded
-	unknown []string // the tool names called that no tool has
+	result   any      // printed on stdout as indented JSON
+	ok       bool     // every operation or the script succeeded
+	unknown  []string // the tool names called that no tool has
+	timedOut bool     // the run, or one of its calls, ended with timeout
 }
 
 // runJob is batch and run: flags, input, set-up, the run, its result, the
@@ -77,16 +78,10 @@ func runJob(j job, args []string, stdin io.Reader, stdout, stderr io.Writer) int
 	}
 	// The input's problems and the set-up's, all at once.
 	exec, perr := j.prepare(&o, data)
-	if perr != nil {
-		perr = errors.New(message(perr))
-	}
-	s, err := newSession(&o, timeoutOf)
-	if err := errors.Join(perr, err); err != nil {
-		return fail(stderr, exitUsage, "%s: %v", j.cmd, err)
-	}
+	s, err := openSession(&o, timeoutOf, perr)
 	defer s.close()
-	if err := s.start(); err != nil {
-		return fail(stderr, exitUsage, "%s: %v", j.cmd, message(err))
+	if err != nil {
+		return fail(stderr, exitUsage, "%s: %v", j.cmd, err)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -97,6 +92,9 @@ func runJob(j job, args []string, stdin io.Reader, stdout, stderr io.Writer) int
 	res, _ := json.MarshalIndent(out.result, "", "  ")
 	fmt.Fprintf(stdout, "%s\n", res)
 	if hint := unknownToolHint(out.unknown, s.toolNames(), o.wasmDirs); hint != "" {
+		fmt.Fprintf(stderr, "codemode: %s\n", hint)
+	}
+	if hint := o.timeout.secondsHint(); hint != "" && out.timedOut {
 		fmt.Fprintf(stderr, "codemode: %s\n", hint)
 	}
 	if msg := s.saveBoard(); msg != "" {
@@ -124,53 +122,111 @@ type session struct {
 	pool      *worker.Pool     // for --runner worker
 }
 
-// newSession checks what can be checked before anything starts (the config,
-// the timeout, the cache directory, the board file) and reports every
-// problem at once. The board file is checked for being writable here, and
-// loaded, so that no run does work that could not be saved. timeoutOf is the
-// limit --timeout sets, "batch" or "script", or "" for a command that runs
-// nothing (tools: no board, no runner). start does the rest.
-func newSession(o *options, timeoutOf string) (*session, error) {
+// openSession checks what can be checked before anything runs and sets up
+// the rest: the configuration and --timeout, the cache directory, the board
+// file (checked for being writable, and loaded, so that no run does work
+// that could not be saved), the runner, the WASM tools of every --wasm-dir,
+// and the engine over them and the whiteboard tools. timeoutOf is the limit
+// --timeout sets, "batch" or "script", or "" for a command that runs nothing
+// (tools: no board, no runner). earlier are problems already found (in the
+// input; nil ones are left out). The error reports every problem at once,
+// one line each, without the code of engine errors. The session is returned
+// with an error too: close it.
+func openSession(o *options, timeoutOf string, earlier ...error) (*session, error) {
 	s := &session{o: o, timeoutOf: timeoutOf, board: whiteboard.NewBoard()}
 	var errs []error
-	var err error
-	if s.cfg, err = o.loadConfig(timeoutOf); err != nil {
-		errs = append(errs, errors.New(message(err)))
-	}
-	if s.cache, err = o.cacheDir(); err != nil {
-		errs = append(errs, err)
-	}
-	if o.board != "" {
-		if err := s.loadBoard(); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	return s, errors.Join(errs...)
-}
-
-// start starts the runner, loads the WASM tools and builds the engine.
-// Call close when done, also after an error.
-func (s *session) start() error {
-	b := engine.NewBuilder()
-	if s.timeoutOf != "" && s.o.runner != "inprocess" {
-		// One script per command: one worker, started now, while the tools
-		// load; a WASM call the script makes starts a second.
-		pool, err := worker.New(worker.Config{Warm: 1, WasmCacheDir: s.cache})
+	add := func(err error) {
 		if err != nil {
-			return err
+			errs = append(errs, errors.New(message(err)))
 		}
+	}
+	for _, err := range earlier {
+		add(err)
+	}
+	var err error
+	s.cfg, err = o.loadConfig(timeoutOf)
+	add(err)
+	s.cache, err = o.cacheDir()
+	add(err)
+	if o.board != "" {
+		add(s.loadBoard())
+	}
+	if len(errs) == 0 && timeoutOf != "" && o.runner != "inprocess" {
+		// One script per command: one worker, started now, while the tools
+		// load; a WASM call the script makes starts a second. (When a problem
+		// is known already nothing will run, and the tools load only to
+		// report theirs.)
+		pool, err := worker.New(worker.Config{Warm: 1, WasmCacheDir: s.cache})
+		add(err)
 		s.pool = pool
-		b.WithScriptRunner(pool)
 	}
-	wasmTools, err := s.loadWasm(context.Background(), s.cache)
-	if err != nil {
-		return err
+	wasmTools, wasmErrs := s.loadWasm(context.Background())
+	for _, err := range wasmErrs {
+		add(err)
 	}
-	s.eng, err = b.Add(whiteboard.Tools(s.board)...).Add(wasmTools...).WithConfig(s.cfg).Build()
-	return err
+	if len(errs) > 0 {
+		return s, errors.Join(errs...)
+	}
+	tools := append(whiteboard.Tools(s.board), wasmTools...)
+	b := engine.NewBuilder().Add(tools...).WithConfig(s.cfg)
+	if s.pool != nil {
+		b.WithScriptRunner(s.pool)
+	}
+	if s.eng, err = b.Build(); err != nil {
+		return s, s.buildError(err, tools)
+	}
+	return s, nil
 }
 
-// close releases what start started.
+// buildError is Build's error as the command says it: its problems with
+// the configuration (tool overrides that name no tool) under one "config
+// FILE:", followed, when an override names a tool of a namespace that no
+// loaded tool is in, by where such tools come from; its other problems as
+// they are.
+func (s *session) buildError(err error, tools []engine.Tool) error {
+	j, ok := errors.Unwrap(err).(interface{ Unwrap() []error }) // one *engine.Error each
+	if !ok {
+		return errors.New(message(err))
+	}
+	var lines, cfg []string
+	for _, p := range j.Unwrap() {
+		msg := message(p)
+		if rest, ok := strings.CutPrefix(msg, "config: "); ok {
+			cfg = append(cfg, rest)
+		} else {
+			lines = append(lines, msg)
+		}
+	}
+	if len(cfg) > 0 {
+		var loaded, unknown []string
+		for _, t := range tools {
+			loaded = append(loaded, t.Name)
+		}
+		for name := range s.cfg.Tools {
+			if !slices.Contains(loaded, name) {
+				unknown = append(unknown, name)
+			}
+		}
+		slices.Sort(unknown)
+		if hint := unknownToolHint(unknown, loaded, s.o.wasmDirs); hint != "" {
+			cfg = append(cfg, hint)
+		}
+		lines = append(lines, configPrefix(s.o.config)+strings.Join(cfg, "; "))
+	}
+	return errors.New(strings.Join(lines, "\n"))
+}
+
+// configPrefix starts a message about the configuration: "config FILE: ",
+// as the config file's own problems are reported, or "config: " for the
+// defaults.
+func configPrefix(file string) string {
+	if file == "" {
+		return "config: "
+	}
+	return "config " + file + ": "
+}
+
+// close releases what openSession started.
 func (s *session) close() {
 	if s.loader != nil {
 		s.loader.Close(context.Background())
@@ -186,20 +242,25 @@ func (o *options) loadConfig(timeoutOf string) (engine.Config, error) {
 	if o.config != "" {
 		var err error
 		if cfg, err = engine.LoadConfig(o.config); err != nil {
+			var pe *fs.PathError
+			if errors.As(err, &pe) { // the file could not be read
+				return cfg, fmt.Errorf("--config %s: %v", o.config, fserr.Pathless(err))
+			}
 			return cfg, err
 		}
 	}
-	if o.timeout == 0 {
+	timeout := o.timeout.d
+	if timeout == 0 {
 		return cfg, nil
 	}
 	limit := &cfg.Limits.BatchTimeout
 	if timeoutOf == "script" {
 		limit = &cfg.Script.Timeout
 	}
-	if o.timeout > *limit {
-		return cfg, fmt.Errorf("--timeout %v exceeds the configured %s timeout %v", o.timeout.D(), timeoutOf, limit.D())
+	if timeout > *limit {
+		return cfg, fmt.Errorf("--timeout %v exceeds the configured %s timeout %v", timeout.D(), timeoutOf, limit.D())
 	}
-	*limit = o.timeout
+	*limit = timeout
 	return cfg, nil
 }
 
@@ -240,29 +301,75 @@ func (o *options) cacheDir() (string, error) {
 	return o.wasmCache, nil
 }
 
-// loadWasm loads the tools of every --wasm-dir.
-func (s *session) loadWasm(ctx context.Context, cache string) ([]engine.Tool, error) {
-	if len(s.o.wasmDirs) == 0 {
-		return nil, nil
+// loadWasm loads the tools of every --wasm-dir, and returns the problems of
+// every directory, manifest and module.
+func (s *session) loadWasm(ctx context.Context) ([]engine.Tool, []error) {
+	var errs []error
+	var dirs []string
+	for _, dir := range s.o.wasmDirs {
+		if err := checkWasmDir(dir); err != nil {
+			errs = append(errs, err)
+		} else {
+			dirs = append(dirs, dir)
+		}
 	}
-	l, err := wasmtool.NewLoader(ctx, wasmtool.Options{CacheDir: cache, Workers: s.pool})
-	if err != nil && s.o.wasmCache == "" && cache != "" {
+	if len(dirs) == 0 {
+		return nil, errs
+	}
+	l, err := wasmtool.NewLoader(ctx, wasmtool.Options{CacheDir: s.cache, Workers: s.pool})
+	if err != nil && s.o.wasmCache == "" && s.cache != "" {
 		// The default cache is a convenience: without it, compile every time.
 		l, err = wasmtool.NewLoader(ctx, wasmtool.Options{Workers: s.pool})
 	}
 	if err != nil {
-		return nil, err
+		return nil, append(errs, err)
 	}
 	s.loader = l
 	var tools []engine.Tool
-	for _, dir := range s.o.wasmDirs {
+	for _, dir := range dirs {
 		ts, err := l.LoadDir(ctx, dir)
 		if err != nil {
-			return nil, err
+			// "DIR: no WASM tools" says which flag; a manifest's problems
+			// start with its path, in DIR.
+			msg := message(err)
+			if rest, ok := strings.CutPrefix(msg, dir+": "); ok {
+				err = fmt.Errorf("--wasm-dir %s: %s%s", dir, rest, buildHint(dir))
+			}
+			errs = append(errs, err)
+			continue
 		}
 		tools = append(tools, ts...)
 	}
-	return tools, nil
+	return tools, errs
+}
+
+// checkWasmDir says what is wrong with a --wasm-dir that is no directory.
+func checkWasmDir(dir string) error {
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("--wasm-dir %s: no such directory%s", dir, buildHint(dir))
+	case err != nil:
+		return fmt.Errorf("--wasm-dir %s: %v", dir, fserr.Pathless(err))
+	case !fi.IsDir():
+		return fmt.Errorf("--wasm-dir %s: not a directory (give the directory of the NAME%s manifests)", dir, wasmtool.ManifestSuffix)
+	}
+	return nil
+}
+
+// buildHint is a note for a --wasm-dir that is the repository's own build
+// directory, tools/wasm/build, when it is missing or empty: on a fresh clone
+// the example tools are not built yet. "" for any other directory.
+func buildHint(dir string) string {
+	clean := filepath.ToSlash(filepath.Clean(dir))
+	if clean != "tools/wasm/build" && !strings.HasSuffix(clean, "/tools/wasm/build") {
+		return ""
+	}
+	script := filepath.Join(dir, "..", "..", "..", "scripts", "build-wasm-tools.sh")
+	if fi, err := os.Stat(script); err != nil || !fi.Mode().IsRegular() {
+		return ""
+	}
+	return fmt.Sprintf(" (run %s first: it builds the example tools there)", script)
 }
 
 // toolNames lists the engine's tools.
@@ -278,12 +385,49 @@ func (s *session) toolNames() []string {
 // so that no work is done that could not be kept) and loads it: a missing
 // file is an empty board, and so is an empty one.
 func (s *session) loadBoard() error {
-	if err := whiteboard.CheckFile(s.o.board); err != nil {
+	if err := checkBoardFile(s.o.board); err != nil {
 		return boardError(s.o.board, err)
 	}
 	if err := s.board.LoadFile(s.o.board); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return boardError(s.o.board, err)
 	}
+	return nil
+}
+
+// checkBoardFile is whiteboard.CheckFile, but when the file cannot be
+// written for want of permission and its directory cannot take new files
+// either, it says so: the directory is what to fix first, since a save
+// writes a new file there and renames it over the board.
+func checkBoardFile(path string) error {
+	return boardProblem(whiteboard.CheckFile(path), func() error { return canCreateFiles(path) })
+}
+
+// boardProblem decides which problem of a board file to report: fileErr,
+// CheckFile's, unless it is a permission error and dirErr (called only
+// then) finds the directory closed too.
+func boardProblem(fileErr error, dirErr func() error) error {
+	if fileErr == nil || !errors.Is(fileErr, fs.ErrPermission) {
+		return fileErr
+	}
+	if err := dirErr(); err != nil {
+		return err
+	}
+	return fileErr
+}
+
+// canCreateFiles tries to make a file in the directory of the board file
+// path (of its target, for a symbolic link), as a save does.
+func canCreateFiles(path string) error {
+	if target, err := filepath.EvalSymlinks(path); err == nil {
+		path = target
+	}
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, ".board-check-*")
+	if err != nil {
+		return fmt.Errorf("cannot create files in directory %s: %v", dir, fserr.Pathless(err))
+	}
+	f.Close()
+	os.Remove(f.Name())
 	return nil
 }
 

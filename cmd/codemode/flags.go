@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/codemode-dev/codemode/engine"
 	"github.com/codemode-dev/codemode/internal/suggest"
@@ -17,7 +19,7 @@ import (
 type options struct {
 	config    string
 	board     string
-	timeout   engine.Duration
+	timeout   timeoutFlag
 	wasmDirs  dirList
 	wasmCache string
 	runner    runnerFlag
@@ -46,6 +48,32 @@ error, not a silent wait for typing: "-" reads what you type, up to Ctrl-D.`},
 from FILE, or from stdin when FILE is "-" or missing, and print the code-mode
 result JSON. On a terminal a missing FILE is an error, not a silent wait for
 typing: "-" reads what you type, up to Ctrl-D.`},
+	{"version", "", "print codemode's version and the Go it was built with",
+		`Print codemode's version (its module's: a release, a pseudo-version naming
+the commit, or "(devel)" for a build without version control information),
+the module, and the Go version and platform it was built with. "codemode
+--version" is the same.`},
+	{"help", "[COMMAND]", "show this text, or a command's flags",
+		`Show the usage of every command with every flag, or with COMMAND the usage
+of that command with exactly the flags it takes ("codemode COMMAND --help"
+is the same).`},
+}
+
+// commandNames lists the commands, in usage order.
+func commandNames() []string {
+	names := make([]string, len(commands))
+	for i, c := range commands {
+		names[i] = c.name
+	}
+	return names
+}
+
+// orList is "a, b or c".
+func orList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 func findCommand(name string) *command {
@@ -69,19 +97,19 @@ type flagSpec struct {
 
 var flagSpecs = []flagSpec{
 	{"config", "FILE", "engine limits as JSON (see docs/config.md)", []string{"tools", "batch", "run"},
-		func(fs *flag.FlagSet, o *options, n string) { fs.StringVar(&o.config, n, "", "") }},
+		func(fs *flag.FlagSet, o *options, n string) { fs.Var((*nonEmpty)(&o.config), n, "") }},
 	{"wasm-dir", "DIR", "also load the WASM tools of DIR (NAME.tool.json manifests beside\ntheir modules; see docs/wasm.md); repeatable", []string{"tools", "batch", "run"},
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var(&o.wasmDirs, n, "") }},
 	{"wasm-cache", "DIR", "keep compiled WASM tools in DIR between runs (default: the user\ncache directory; \"off\" compiles every time)", []string{"tools", "batch", "run"},
-		func(fs *flag.FlagSet, o *options, n string) { fs.StringVar(&o.wasmCache, n, "", "") }},
+		func(fs *flag.FlagSet, o *options, n string) { fs.Var((*nonEmpty)(&o.wasmCache), n, "") }},
 	{"board", "FILE", "load the whiteboard from FILE (if it exists) and save it back\nafter the run", []string{"batch", "run"},
-		func(fs *flag.FlagSet, o *options, n string) { fs.StringVar(&o.board, n, "", "") }},
+		func(fs *flag.FlagSet, o *options, n string) { fs.Var((*nonEmpty)(&o.board), n, "") }},
 	{"timeout", "DURATION", "whole-run timeout: 5s, 1m30s, or a number of milliseconds\n(defaults: batch 60s, script 30s; may only tighten --config's)", []string{"batch", "run"},
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var(&o.timeout, n, "") }},
 	{"runner", "worker|inprocess", "where scripts and WASM tool calls run (default worker: a worker\nprocess under OS limits, so a crash in it is that run's error)", []string{"batch", "run"},
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var(&o.runner, n, "") }},
 	{"input", "JSON|@FILE", `the script's global "input", inline or read from FILE`, []string{"run"},
-		func(fs *flag.FlagSet, o *options, n string) { fs.StringVar(&o.input, n, "", "") }},
+		func(fs *flag.FlagSet, o *options, n string) { fs.Var((*nonEmpty)(&o.input), n, "") }},
 	{"json", "", "print the definitions as JSON (MCP's shape, with the meta-tools)", []string{"tools"},
 		func(fs *flag.FlagSet, o *options, n string) { fs.BoolVar(&o.json, n, false, "") }},
 	{"ts", "", "print the TypeScript declarations scripts see", []string{"tools"},
@@ -147,11 +175,15 @@ func flagError(cmd string, err error) error {
 		return fmt.Errorf("unknown flag --%s", name)
 	}
 	if name, ok := strings.CutPrefix(msg, "flag needs an argument: "); ok {
-		name = strings.TrimLeft(name, "-")
-		for _, f := range flagSpecs {
-			if f.name == name {
-				return fmt.Errorf("--%s needs a value (--%s %s)", name, name, f.arg)
-			}
+		if f := findFlag(strings.TrimLeft(name, "-")); f != nil {
+			return fmt.Errorf("--%s needs a value (--%s %s)", f.name, f.name, f.arg)
+		}
+	}
+	// An empty value (--board "") means nothing; it was silently ignored.
+	if name, ok := strings.CutPrefix(msg, `invalid value "" for flag -`); ok {
+		name, _, _ = strings.Cut(name, ":")
+		if f := findFlag(name); f != nil && f.arg != "" {
+			return fmt.Errorf(`--%s needs a value (--%s %s), not ""`, f.name, f.name, f.arg)
 		}
 	}
 	// invalid value "x" for flag -name: why; invalid boolean value "x" for -name: why
@@ -165,15 +197,34 @@ func flagError(cmd string, err error) error {
 	return err
 }
 
+// findFlag returns the flag named name, or nil.
+func findFlag(name string) *flagSpec {
+	for i := range flagSpecs {
+		if flagSpecs[i].name == name {
+			return &flagSpecs[i]
+		}
+	}
+	return nil
+}
+
+// synopsis is a command's usage line without "usage: ": its name, its
+// arguments, and "[flags]" if it takes any.
+func (c *command) synopsis() string {
+	s := strings.TrimSpace("codemode " + c.name + " " + c.args)
+	if len(commandFlags(c.name)) > 0 {
+		s += " [flags]"
+	}
+	return s
+}
+
 // commandHelp is what "codemode CMD --help" and "codemode help CMD" print.
 func commandHelp(c *command) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "usage: codemode %s", c.name)
-	if c.args != "" {
-		fmt.Fprintf(&b, " %s", c.args)
+	fmt.Fprintf(&b, "usage: %s\n\n%s\n", c.synopsis(), c.about)
+	if flags := commandFlags(c.name); len(flags) > 0 {
+		b.WriteString("\nFlags:\n")
+		writeFlags(&b, flags)
 	}
-	fmt.Fprintf(&b, " [flags]\n\n%s\n\nFlags:\n", c.about)
-	writeFlags(&b, commandFlags(c.name))
 	return b.String()
 }
 
@@ -222,8 +273,60 @@ type dirList []string
 
 func (d *dirList) String() string { return strings.Join(*d, ",") }
 func (d *dirList) Set(v string) error {
+	if v == "" {
+		return errEmpty
+	}
 	*d = append(*d, v)
 	return nil
+}
+
+// nonEmpty is a string flag whose empty value is an error: no flag of the
+// commands means anything by "" (--board "" was silently no board).
+type nonEmpty string
+
+func (s *nonEmpty) String() string { return string(*s) }
+func (s *nonEmpty) Set(v string) error {
+	if v == "" {
+		return errEmpty
+	}
+	*s = nonEmpty(v)
+	return nil
+}
+
+// errEmpty is the error of an empty flag value; flagError says it better.
+var errEmpty = errors.New("empty")
+
+// timeoutFlag is --timeout: an engine.Duration, with the text it was given,
+// for the hint when a plain number (milliseconds) looks meant as seconds.
+type timeoutFlag struct {
+	d   engine.Duration
+	raw string
+}
+
+func (t *timeoutFlag) String() string { return t.raw }
+func (t *timeoutFlag) Set(v string) error {
+	if v == "" {
+		return errEmpty
+	}
+	if err := t.d.Set(v); err != nil {
+		return err
+	}
+	t.raw = v
+	return nil
+}
+
+// secondsHint returns a hint for a run that ended with a timeout when
+// --timeout was a plain number under 1000, i.e. under a second: "--timeout 5"
+// is 5 ms, most likely meant as 5s. It returns "" otherwise.
+func (t *timeoutFlag) secondsHint() string {
+	n := strings.TrimSpace(t.raw)
+	if n == "" || t.d.D() >= time.Second {
+		return ""
+	}
+	if _, err := strconv.ParseFloat(n, 64); err != nil {
+		return "" // a duration with its unit: meant as written
+	}
+	return fmt.Sprintf("hint: --timeout %s is %v: a plain number is milliseconds; did you mean %ss?", n, t.d.D(), n)
 }
 
 // runnerFlag is --runner: "worker" (the default, also for "") or "inprocess".

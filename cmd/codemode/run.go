@@ -2,14 +2,14 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
 	"github.com/codemode-dev/codemode/engine"
+	"github.com/codemode-dev/codemode/internal/fserr"
+	"github.com/codemode-dev/codemode/internal/strictjson"
 )
 
 func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -20,15 +20,19 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func prepareRun(o *options, code []byte) (runFunc, error) {
 	req := engine.ExecuteRequest{Code: string(code)}
 	if o.input != "" {
-		data := []byte(o.input)
+		data, flag := []byte(o.input), "--input"
 		if name, ok := strings.CutPrefix(o.input, "@"); ok {
+			flag = "--input @" + name
 			var err error
 			if data, err = os.ReadFile(name); err != nil {
-				return nil, fmt.Errorf("--input: %w", err)
+				return nil, fmt.Errorf("%s: %v", flag, fserr.Pathless(err))
 			}
 		}
-		if !json.Valid(data) {
-			return nil, errors.New("--input is not valid JSON")
+		// Where and why, as for a request: "{bad" is not valid JSON at
+		// line 1, column 2.
+		var v any
+		if err := strictjson.Decode(data, &v).Err(); err != nil {
+			return nil, fmt.Errorf("%s is not valid JSON: %v", flag, err)
 		}
 		req.Input = data
 	}
@@ -43,12 +47,12 @@ func prepareRun(o *options, code []byte) (runFunc, error) {
 		if res.Calls, cut = eng.CapTrace(res.Calls); cut {
 			res.Warnings = append(res.Warnings, "the call trace was cut to fit the output limits (records marked truncated)")
 		}
-		var unknown []string
+		out := outcome{result: res, ok: res.Success, timedOut: res.Error != nil && res.Error.Code == engine.CodeTimeout}
 		for _, c := range res.Calls {
 			if c.Error != nil && c.Error.Code == engine.CodeUnknownTool {
-				unknown = append(unknown, c.Tool)
+				out.unknown = append(out.unknown, c.Tool)
 			}
 		}
-		return outcome{result: res, ok: res.Success, unknown: unknown}, nil
+		return out, nil
 	}, nil
 }

@@ -618,7 +618,7 @@ func TestRunUsageErrorsExitTwo(t *testing.T) {
 		{"blank script", " \n\t\n", nil, "no code"},
 		{"empty file", "", []string{empty}, "no code"},
 		{"invalid input JSON", "return input", []string{"--input", "{nope"}, "--input is not valid JSON"},
-		{"invalid input file", "return input", []string{"--input", "@" + script}, "--input is not valid JSON"},
+		{"invalid input file", "return input", []string{"--input", "@" + script}, "--input @" + script + " is not valid JSON: malformed JSON at line 1, column 1"},
 		{"missing input file", "return input", []string{"--input", "@" + filepath.Join(dir, "nope.json")}, "no such file"},
 		{"missing script", "", []string{filepath.Join(dir, "nope.ts")}, "no such file"},
 		{"two scripts", "", []string{script, script}, "one input file"},

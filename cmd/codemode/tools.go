@@ -26,13 +26,10 @@ func cmdTools(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageError(stderr, "tools", err)
 	}
-	s, err := newSession(&o, "")
-	if err == nil {
-		defer s.close()
-		err = s.start()
-	}
+	s, err := openSession(&o, "")
+	defer s.close()
 	if err != nil {
-		return fail(stderr, exitUsage, "tools: %v", message(err))
+		return fail(stderr, exitUsage, "tools: %v", err)
 	}
 	if o.ts {
 		fmt.Fprint(stdout, s.eng.Declarations())

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/codemode-dev/codemode/sandbox/worker"
@@ -20,15 +21,23 @@ var exampleTools = sync.OnceValues(func() (string, error) {
 	if err != nil {
 		return "", err
 	}
+	exampleToolsDir.Store(&dir)
 	_, err = wasmbuild.Build(context.Background(), dir)
 	return dir, err
 })
 
+// exampleToolsDir is the directory exampleTools made, if it ran.
+var exampleToolsDir atomic.Pointer[string]
+
 func TestMain(m *testing.M) {
 	worker.Main() // the CLI's default --runner worker starts this binary as its worker
 	code := m.Run()
-	if dir, err := exampleTools(); err == nil && dir != "" && strings.Contains(dir, "codemode-wasm-tools-") {
-		os.RemoveAll(dir)
+	// What the tests built, if they built it (asking exampleTools here
+	// would build the tools after the tests that did not need them).
+	for _, dir := range []*string{exampleToolsDir.Load(), cliBinaryDir.Load()} {
+		if dir != nil {
+			os.RemoveAll(*dir)
+		}
 	}
 	os.Exit(code)
 }

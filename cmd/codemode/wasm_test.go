@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -89,7 +90,7 @@ func TestWasmDirErrors(t *testing.T) {
 	}{
 		{bad, "x.tool.json: module: open"},
 		{t.TempDir(), "no WASM tools"},
-		{"/does/not/exist", "no such file"},
+		{"/does/not/exist", "--wasm-dir /does/not/exist: no such directory"},
 	} {
 		_, errs, code := cli(t, "", "tools", "--wasm-dir", tc.dir, "--wasm-cache", "off")
 		if code != exitUsage || !strings.Contains(errs, tc.want) || strings.Count(errs, "\n") != 1 {
@@ -113,12 +114,14 @@ func TestWasmCacheFallback(t *testing.T) {
 }
 
 // cliBinary builds the codemode command once per test binary, for tests
-// that need a process of its own: one that must exit.
+// that need a process of its own: one that must exit, or run as another
+// user. TestMain removes it.
 var cliBinary = sync.OnceValues(func() (string, error) {
 	dir, err := os.MkdirTemp("", "codemode-cli-")
 	if err != nil {
 		return "", err
 	}
+	cliBinaryDir.Store(&dir)
 	bin := filepath.Join(dir, "codemode")
 	out, err := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", bin, ".").CombinedOutput()
 	if err != nil {
@@ -126,6 +129,9 @@ var cliBinary = sync.OnceValues(func() (string, error) {
 	}
 	return bin, nil
 })
+
+// cliBinaryDir is the directory cliBinary made, if it ran.
+var cliBinaryDir atomic.Pointer[string]
 
 var runawayTools = map[string]string{
 	"rec.tool.json": `{"name": "fx.rec", "description": "Exponential recursion, no loop.", "module": "FIXTURES/recursion.wasm",
@@ -144,7 +150,6 @@ func TestCLIExitsAfterLoopFreeTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { os.RemoveAll(filepath.Dir(bin)) })
 	dir := fixtureTools(t, runawayTools)
 	for _, tool := range []string{"rec", "pooled"} {
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
