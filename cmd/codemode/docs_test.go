@@ -399,7 +399,11 @@ func (env *docEnv) runDoc(t *testing.T, file string, blocks []*docBlock) []docPr
 		t.Logf("%s: ran in %v", b.where(), time.Since(start).Round(time.Millisecond))
 	}
 	for _, f := range slices.Sorted(maps.Keys(boards)) {
-		for _, msg := range checkBoard(filepath.Join(d.tree, f)) {
+		path := filepath.Join(d.tree, f)
+		if filepath.IsAbs(f) {
+			path = d.rewrite(f) // /tmp is the document's own TMPDIR
+		}
+		for _, msg := range checkBoard(path) {
 			problems = append(problems, docProblem{file, fmt.Sprintf("board %s: %s", f, msg)})
 		}
 	}
@@ -663,7 +667,9 @@ var boardRe = regexp.MustCompile(`--board[= ]+([^\s;|&>]+)`)
 func boardFiles(b *docBlock) []string {
 	var files []string
 	for _, m := range boardRe.FindAllStringSubmatch(b.code, -1) {
-		files = append(files, strings.Trim(m[1], `'"`))
+		if f := strings.Trim(m[1], `'"`); f != "" { // --board "" names no board
+			files = append(files, f)
+		}
 	}
 	return files
 }
@@ -812,6 +818,9 @@ func TestDocsHarness(t *testing.T) {
 		`bad.md:23: "sh -c 'exit 4'": exit status 4, and no ` + "`echo $?`" + ` after it shows that`,
 		`bad.md:24: "echo shown": shown line 1 "not what is printed" does not match printed line 1 "shown"`,
 		`bad.md:26: "printf 'a\\nb\\n'": the output goes on after the last line shown: "b"`,
+		`bad.md: board /tmp/boards/b.json: sticky-1 "" at (0,0) 200x200 and sticky-2 "" at (100,100) 200x200 overlap`,
+		`bad.md: board /tmp/boards/b.json: sticky-1 "" at (0,0) 200x200 and sticky-3 "" at (100,100) 200x200 overlap`,
+		`bad.md: board /tmp/boards/b.json: sticky-2 "" at (100,100) 200x200 and sticky-3 "" at (100,100) 200x200 lie on top of each other`,
 		`bad.md: board board.json: sticky-1 "" at (0,0) 200x200 and sticky-2 "" at (100,100) 200x200 overlap`,
 		`bad.md: board board.json: sticky-1 "" at (0,0) 200x200 and sticky-3 "" at (100,100) 200x200 overlap`,
 		`bad.md: board board.json: sticky-2 "" at (100,100) 200x200 and sticky-3 "" at (100,100) 200x200 lie on top of each other`,
