@@ -84,15 +84,8 @@ func matches(pattern, pkg string) bool {
 // TestCIRacesEveryConcurrentPackage: .ci/run runs the race detector over every
 // package that starts goroutines, in its code or its tests.
 func TestCIRacesEveryConcurrentPackage(t *testing.T) {
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	script, err := os.ReadFile(filepath.Join(root, ".ci", "run"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pats := racePatterns(t, string(script))
+	root := repoRoot(t)
+	pats := racePatterns(t, ciScript(t, root))
 	if len(pats) == 0 {
 		t.Fatal(".ci/run has no `go test -race` line")
 	}
@@ -114,16 +107,9 @@ func TestCIRacesEveryConcurrentPackage(t *testing.T) {
 // TestCIPathsExist: every package path .ci/run names exists (a package that
 // moved left CI failing after all its tests had passed).
 func TestCIPathsExist(t *testing.T) {
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	script, err := os.ReadFile(filepath.Join(root, ".ci", "run"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := repoRoot(t)
 	n := 0
-	for _, line := range strings.Split(string(script), "\n") {
+	for _, line := range strings.Split(ciScript(t, root), "\n") {
 		for _, f := range strings.Fields(line) {
 			if !strings.HasPrefix(f, "./") || f == "./..." {
 				continue
@@ -138,4 +124,14 @@ func TestCIPathsExist(t *testing.T) {
 	if n == 0 {
 		t.Fatal("found no package path in .ci/run: the scan is broken")
 	}
+}
+
+// ciScript returns .ci/run.
+func ciScript(t *testing.T, root string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, ".ci", "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

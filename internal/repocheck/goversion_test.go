@@ -12,10 +12,7 @@ import (
 // go directive of 1.26.8 makes Go 1.26.0-1.26.7 fetch a toolchain, which
 // fails offline, while the README says "Go 1.26 or newer".
 func TestREADMEGoVersion(t *testing.T) {
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := repoRoot(t)
 	mod, err := os.ReadFile(filepath.Join(root, "go.mod"))
 	if err != nil {
 		t.Fatal(err)

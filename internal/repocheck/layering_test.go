@@ -4,7 +4,6 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -55,13 +54,7 @@ func moduleImports(t *testing.T, root string) map[string]map[string]bool {
 // own internals and the JS sandbox (nothing of bindings, which import the
 // engine), and the sandboxes import nothing of the engine, bindings or tools.
 func TestLayering(t *testing.T) {
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
-		t.Fatal(err)
-	}
+	root := repoRoot(t)
 	all := moduleImports(t, root)
 	for pkg, imps := range all {
 		for imp := range imps {

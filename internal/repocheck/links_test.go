@@ -23,10 +23,7 @@ import (
 // into a Markdown file must be the slug of one of its headings. A heading
 // renamed without its links fails here, not in a reader's browser.
 func TestMarkdownLinks(t *testing.T) {
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := repoRoot(t)
 	files, err := markdownFiles(root)
 	if err != nil {
 		t.Skip(err)

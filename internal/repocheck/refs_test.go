@@ -2,7 +2,6 @@ package repocheck
 
 import (
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -17,10 +16,7 @@ var outsideRefs = regexp.MustCompile(`(?i)§|\bissues? #?\d+|\bthe issue\b|\brev
 
 // TestNoReferencesOutsideTheRepo checks every tracked text file.
 func TestNoReferencesOutsideTheRepo(t *testing.T) {
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := repoRoot(t)
 	out, err := exec.Command("git", "-C", root, "grep", "-n", "-I", "-i", "-E", `§|issues? #?[0-9]|the issue|review fixes|\((next|later|soon)\)|the contract|contract's|demo's board|field notes|roadmap`, "--", ".", ":!internal/repocheck").Output()
 	if err != nil {
 		if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 1 {
