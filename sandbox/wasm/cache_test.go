@@ -321,15 +321,16 @@ func TestCacheSharedByProcesses(t *testing.T) {
 }
 
 // compileLoop compiles and calls fixtures in fresh runtimes sharing dir,
-// bounded to one byte, until d has passed.
+// bounded to one byte, until d has passed and it has done at least 10 (a
+// busy machine makes it slower, not the test weaker).
 func compileLoop(t *testing.T, dir string, d time.Duration) {
 	names := []string{"echo", "reactor_echo", "clockrand", "command_call"}
 	bins := make([][]byte, len(names))
 	for i, n := range names {
 		bins[i] = fixture(t, n)
 	}
-	n := 0
-	for end := time.Now().Add(d); time.Now().Before(end); n++ {
+	n, start := 0, time.Now()
+	for end := start.Add(d); n < 10 || time.Now().Before(end); n++ {
 		r, err := NewRuntime(context.Background(), Config{CacheDir: dir, CacheMaxBytes: 1})
 		if err != nil {
 			t.Fatal(err)
@@ -346,7 +347,5 @@ func compileLoop(t *testing.T, dir string, d time.Duration) {
 		m.Close(context.Background())
 		r.Close(context.Background())
 	}
-	if n < 10 {
-		t.Errorf("only %d compiles", n)
-	}
+	t.Logf("%d compiles in %v", n, time.Since(start).Round(time.Millisecond))
 }
