@@ -205,7 +205,9 @@ func TestCheckASTBoundsFoldWork(t *testing.T) {
 }
 
 // The worst code within the size limit that the checks let through still
-// compiles quickly. The bound is generous: the machine is shared and noisy.
+// compiles quickly. The bound is generous: the machine is shared and noisy
+// (nested typed arrows, 0.8 s alone on 2 cores, took 6.4 s beside a full
+// test run).
 func TestCompileWorstCases(t *testing.T) {
 	fill := func(unit string) string { return strings.Repeat(unit, DefaultMaxCodeBytes/len(unit)) }
 	nest := func(open, close string, n int) string {
@@ -231,7 +233,7 @@ func TestCompileWorstCases(t *testing.T) {
 			_, err := Compile(code, 0)
 			d := time.Since(start)
 			t.Logf("%6d bytes %10v %v", len(code), d.Round(time.Microsecond), err)
-			if d > 5*time.Second {
+			if d > 30*time.Second {
 				t.Errorf("compiling took %v", d)
 			}
 		})
