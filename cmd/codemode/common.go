@@ -385,49 +385,12 @@ func (s *session) toolNames() []string {
 // so that no work is done that could not be kept) and loads it: a missing
 // file is an empty board, and so is an empty one.
 func (s *session) loadBoard() error {
-	if err := checkBoardFile(s.o.board); err != nil {
+	if err := whiteboard.CheckFile(s.o.board); err != nil {
 		return boardError(s.o.board, err)
 	}
 	if err := s.board.LoadFile(s.o.board); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return boardError(s.o.board, err)
 	}
-	return nil
-}
-
-// checkBoardFile is whiteboard.CheckFile, but when the file cannot be
-// written for want of permission and its directory cannot take new files
-// either, it says so: the directory is what to fix first, since a save
-// writes a new file there and renames it over the board.
-func checkBoardFile(path string) error {
-	return boardProblem(whiteboard.CheckFile(path), func() error { return canCreateFiles(path) })
-}
-
-// boardProblem decides which problem of a board file to report: fileErr,
-// CheckFile's, unless it is a permission error and dirErr (called only
-// then) finds the directory closed too.
-func boardProblem(fileErr error, dirErr func() error) error {
-	if fileErr == nil || !errors.Is(fileErr, fs.ErrPermission) {
-		return fileErr
-	}
-	if err := dirErr(); err != nil {
-		return err
-	}
-	return fileErr
-}
-
-// canCreateFiles tries to make a file in the directory of the board file
-// path (of its target, for a symbolic link), as a save does.
-func canCreateFiles(path string) error {
-	if target, err := filepath.EvalSymlinks(path); err == nil {
-		path = target
-	}
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, ".board-check-*")
-	if err != nil {
-		return fmt.Errorf("cannot create files in directory %s: %v", dir, fserr.Pathless(err))
-	}
-	f.Close()
-	os.Remove(f.Name())
 	return nil
 }
 

@@ -22,7 +22,6 @@ import (
 	"testing"
 
 	"github.com/codemode-dev/codemode/engine"
-	"github.com/codemode-dev/codemode/tools/whiteboard"
 )
 
 // brokenTools is a --wasm-dir whose one manifest has an unknown field and
@@ -325,39 +324,6 @@ func TestEmptyFlagValues(t *testing.T) {
 				}
 			}
 		}
-	}
-}
-
-// A board that cannot be written whose directory cannot take files either
-// is reported for the directory: that is what to fix, since a save makes a
-// new file there (a user saw "cannot write the file: permission denied").
-func TestBoardProblemPrefersTheDirectory(t *testing.T) {
-	dirErr := errors.New("cannot create files in directory ro: permission denied")
-	fileErr := &whiteboard.FileError{Path: "ro/b.json", Err: fmt.Errorf("cannot write the file: %w", syscall.EACCES)}
-	readOnly := &whiteboard.FileError{Path: "ro/b.json", Err: errors.New("the file is read-only")}
-	for _, c := range []struct {
-		name      string
-		file, dir error
-		want      error
-		probed    bool
-	}{
-		{"fine", nil, dirErr, nil, false},
-		{"not writable, directory closed", fileErr, dirErr, dirErr, true},
-		{"not writable, directory open", fileErr, nil, fileErr, true},
-		{"read-only: said already", readOnly, dirErr, readOnly, false},
-	} {
-		probed := false
-		got := boardProblem(c.file, func() error { probed = true; return c.dir })
-		if got != c.want || probed != c.probed {
-			t.Errorf("%s: %v (directory probed: %v), want %v (%v)", c.name, got, probed, c.want, c.probed)
-		}
-	}
-	missing := filepath.Join(t.TempDir(), "gone", "b.json")
-	if err := canCreateFiles(missing); err == nil || !errors.Is(err, fs.ErrNotExist) && !strings.HasPrefix(err.Error(), "cannot create files in directory "+filepath.Dir(missing)+": ") {
-		t.Errorf("canCreateFiles in a missing directory: %v", err)
-	}
-	if err := canCreateFiles(filepath.Join(t.TempDir(), "b.json")); err != nil {
-		t.Errorf("canCreateFiles in a fresh directory: %v", err)
 	}
 }
 

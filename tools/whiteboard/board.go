@@ -283,17 +283,40 @@ func CheckFile(path string) error {
 	if err != nil {
 		return &FileError{path, err}
 	}
-	if err := checkTarget(target); err != nil {
-		return &FileError{path, err}
-	}
 	dir := filepath.Dir(target)
-	if err := checkDir(dir); err != nil {
+	if err := preferDirectory(checkTarget(target), func() error { return checkSaveDir(dir) }); err != nil {
 		return &FileError{path, err}
 	}
-	// Saving makes a temporary file beside the target: try it.
+	return nil
+}
+
+// preferDirectory decides which problem of a board file to report: the
+// file's own, unless it is a want of permission and the directory (dirErr,
+// called only then, or when the file is fine) cannot take new files either.
+// The directory is what to fix first then, since a save writes a new file
+// there and renames it over the board.
+func preferDirectory(fileErr error, dirErr func() error) error {
+	if fileErr == nil {
+		return dirErr()
+	}
+	if !errors.Is(fileErr, fs.ErrPermission) {
+		return fileErr
+	}
+	if err := dirErr(); err != nil {
+		return err
+	}
+	return fileErr
+}
+
+// checkSaveDir says whether a save can write its temporary file in dir:
+// it tries, as a save would.
+func checkSaveDir(dir string) error {
+	if err := checkDir(dir); err != nil {
+		return err
+	}
 	probe, err := os.CreateTemp(dir, ".board-check-*")
 	if err != nil {
-		return &FileError{path, fmt.Errorf("cannot create files in directory %s: %w", dir, fserr.Pathless(err))}
+		return fmt.Errorf("cannot create files in directory %s: %w", dir, fserr.Pathless(err))
 	}
 	probe.Close()
 	os.Remove(probe.Name())

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/codemode-dev/codemode/internal/strictjson"
@@ -507,4 +509,38 @@ func TestSaveFileRefuses(t *testing.T) {
 		t.Errorf("CheckFile(new file in a writable directory) = %v", err)
 	}
 	noTemps(t, dir)
+}
+
+// A board that cannot be written whose directory cannot take files either
+// is reported for the directory: that is what to fix, since a save makes a
+// new file there (a user saw "cannot write the file: permission denied").
+func TestCheckFilePrefersTheDirectory(t *testing.T) {
+	dirErr := errors.New("cannot create files in directory ro: permission denied")
+	fileErr := fmt.Errorf("cannot write the file: %w", syscall.EACCES)
+	readOnly := errors.New("the file is read-only")
+	for _, c := range []struct {
+		name      string
+		file, dir error
+		want      error
+		probed    bool
+	}{
+		{"fine", nil, nil, nil, true},
+		{"file fine, directory closed", nil, dirErr, dirErr, true},
+		{"not writable, directory closed", fileErr, dirErr, dirErr, true},
+		{"not writable, directory open", fileErr, nil, fileErr, true},
+		{"read-only: said already", readOnly, dirErr, readOnly, false},
+	} {
+		probed := false
+		got := preferDirectory(c.file, func() error { probed = true; return c.dir })
+		if got != c.want || probed != c.probed {
+			t.Errorf("%s: %v (directory probed: %v), want %v (%v)", c.name, got, probed, c.want, c.probed)
+		}
+	}
+	missing := filepath.Join(t.TempDir(), "gone")
+	if err := checkSaveDir(missing); err == nil || !strings.HasPrefix(err.Error(), "directory "+missing+" does not exist") {
+		t.Errorf("checkSaveDir of a missing directory: %v", err)
+	}
+	if err := checkSaveDir(t.TempDir()); err != nil {
+		t.Errorf("checkSaveDir of a fresh directory: %v", err)
+	}
 }
