@@ -52,6 +52,7 @@ func (r *run) invoke(s *scope, c *call, i int, to completer) bool {
 	f := inflights.Get().(*inflight)
 	f.r, f.s, f.c, f.t, f.i, f.to, f.start = r, s, *c, t, i, to, start
 	f.cctx = newCallCtx(ctx, time.Now().Add(t.timeout)) // the timeout counts from here, after any approval wait
+	f.cctx.info = CallInfo{RunID: r.id, CallID: c.id, ParentID: c.parentID, Tool: c.tool}
 	f.state.Store(false)
 	s.add(f)
 	f.timer.Reset(t.timeout)

@@ -21,9 +21,39 @@ type callCtx struct {
 	deadline        time.Time
 	done            chan struct{}
 
+	info            CallInfo
+
 	mu    sync.Mutex
 	err   error
 	funcs []*afterFunc
+}
+
+// CallInfo identifies the tool call a handler is running: the ids its events
+// carry. A handler that keeps a record of what it did (a board's change log,
+// an audit line) uses it to match the record to the call's tool_call_end.
+type CallInfo struct {
+	RunID    string
+	CallID   string
+	ParentID string
+	Tool     string
+}
+
+type callInfoKey struct{}
+
+// CallFromContext returns the call a handler's context belongs to. It is
+// false outside a handler (and in a context not derived from a handler's).
+func CallFromContext(ctx context.Context) (CallInfo, bool) {
+	info, ok := ctx.Value(callInfoKey{}).(CallInfo)
+	return info, ok
+}
+
+// Value answers CallFromContext without an allocation per call; everything
+// else is the run's.
+func (c *callCtx) Value(key any) any {
+	if _, ok := key.(callInfoKey); ok {
+		return c.info
+	}
+	return c.Context.Value(key)
 }
 
 type afterFunc struct{ f func() }

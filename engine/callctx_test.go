@@ -96,3 +96,36 @@ func TestHandlerSeesItsDeadline(t *testing.T) {
 		t.Errorf("handler saw %v", got)
 	}
 }
+
+func TestCallFromContext(t *testing.T) {
+	var got CallInfo
+	var ok bool
+	eng, err := NewBuilder().Add(Tool{
+		Name:        "probe",
+		InputSchema: json.RawMessage(`{"type":"object"}`),
+		Handler: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+			inner, cancel := context.WithCancel(ctx) // derived contexts still answer
+			defer cancel()
+			got, ok = CallFromContext(inner)
+			return json.RawMessage(`{}`), nil
+		},
+	}).WithObserver(ObserverFunc(func(_ context.Context, e Event) {
+		if e.Type == EventToolCallEnd {
+			if !ok || got.CallID != e.CallID || got.RunID != e.RunID || got.ParentID != e.ParentID || got.Tool != "probe" {
+				t.Errorf("handler saw %+v (ok %v), its end event has run %q call %q parent %q", got, ok, e.RunID, e.CallID, e.ParentID)
+			}
+		}
+	})).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eng.Batch(context.Background(), BatchRequest{Operations: []Operation{{Tool: "probe", Args: json.RawMessage(`{}`)}}}); err != nil {
+		t.Fatal(err)
+	}
+	if !ok || got.CallID == "" || got.RunID == "" {
+		t.Fatalf("CallFromContext in a handler = %+v, %v", got, ok)
+	}
+	if _, ok := CallFromContext(context.Background()); ok {
+		t.Error("CallFromContext outside a handler reported a call")
+	}
+}
