@@ -21,7 +21,7 @@ type callCtx struct {
 	deadline        time.Time
 	done            chan struct{}
 
-	info            CallInfo
+	info CallInfo
 
 	mu    sync.Mutex
 	err   error
