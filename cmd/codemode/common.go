@@ -113,12 +113,13 @@ func runJob(j job, args []string, stdin io.Reader, stdout, stderr io.Writer) int
 // whiteboard tools.
 type session struct {
 	o         *options
-	timeoutOf string // the limit --timeout sets: "batch", "script", or "" (tools)
+	timeoutOf string // the limit --timeout sets: "batch", "script", or "" (tools); "serve" for serve
 	cfg       engine.Config
 	cache     string // the compilation cache's directory, "" for none
 	eng       *engine.Engine
 	board     *whiteboard.Board
 	loader    *wasmtool.Loader // when --wasm-dir is given
+	wasmTools []engine.Tool    // the --wasm-dir tools (serve gives them to its server)
 	pool      *worker.Pool     // for --runner worker
 }
 
@@ -127,11 +128,12 @@ type session struct {
 // file (checked for being writable, and loaded, so that no run does work
 // that could not be saved), the runner, the WASM tools of every --wasm-dir,
 // and the engine over them and the whiteboard tools. timeoutOf is the limit
-// --timeout sets, "batch" or "script", or "" for a command that runs nothing
-// (tools: no board, no runner). earlier are problems already found (in the
-// input; nil ones are left out). The error reports every problem at once,
-// one line each, without the code of engine errors. The session is returned
-// with an error too: close it.
+// --timeout sets, "batch" or "script"; "" for a command that runs nothing
+// (tools: no board, no runner); or "serve", which runs scripts for as long
+// as it serves (no --timeout; its pool keeps a worker per CPU warm). earlier
+// are problems already found (in the input; nil ones are left out). The
+// error reports every problem at once, one line each, without the code of
+// engine errors. The session is returned with an error too: close it.
 func openSession(o *options, timeoutOf string, earlier ...error) (*session, error) {
 	s := &session{o: o, timeoutOf: timeoutOf, board: whiteboard.NewBoard()}
 	var errs []error
@@ -156,11 +158,16 @@ func openSession(o *options, timeoutOf string, earlier ...error) (*session, erro
 		// load; a WASM call the script makes starts a second. (When a problem
 		// is known already nothing will run, and the tools load only to
 		// report theirs.)
-		pool, err := worker.New(worker.Config{Warm: 1, WasmCacheDir: s.cache})
+		wc := worker.Config{Warm: 1, WasmCacheDir: s.cache}
+		if timeoutOf == "serve" {
+			wc.Warm = 0 // the pool's default: one per CPU
+		}
+		pool, err := worker.New(wc)
 		add(err)
 		s.pool = pool
 	}
 	wasmTools, wasmErrs := s.loadWasm(context.Background())
+	s.wasmTools = wasmTools
 	for _, err := range wasmErrs {
 		add(err)
 	}
