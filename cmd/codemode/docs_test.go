@@ -25,9 +25,21 @@ package main
 //   - <!-- skip: REASON --> right before a sh, bash, shell or console block
 //     leaves it out: `go test ./...` (which would run this test again), or
 //     a command that needs what a test cannot have. The reason is required.
+//   - <!-- serve --> right before a console block of one command makes
+//     that command a server for the rest of the document, as a reader
+//     would start it in a second terminal: it runs in the background,
+//     listening on a free port of 127.0.0.1 (the test adds --addr
+//     127.0.0.1:0, or makes the port of the command's --addr 0), and once
+//     it prints "serving on http://ADDRESS/" the blocks after it run. In
+//     their commands 127.0.0.1:8080 means ADDRESS, and ADDRESS in any
+//     output is shown as 127.0.0.1:8080. After the document's last block
+//     the server gets Ctrl-C (SIGINT) and must exit 0; all it printed, from
+//     start to exit, is compared with the block's output. One per document.
 //   - In expected output, a line "..." stands for any number of lines, none
-//     included, and the number of a JSON member whose name ends in "_ms"
-//     (a timing) matches any number.
+//     included, and values that differ from run to run match any value of
+//     their kind: the number of a JSON member whose name ends in "_ms" (a
+//     timing), an RFC 3339 time, a run id (run_ and 13 base-36 digits), and
+//     the server's epoch in an SSE event's "id: EPOCH-SEQ".
 //
 // Each document runs in a fresh copy of the working tree (its tracked and
 // untracked files, not the ignored ones: no built command, no
@@ -161,6 +173,7 @@ type docBlock struct {
 	lang    string // sh, bash, shell or console
 	code    string
 	skip    string // the reason it is not run, if it is not
+	serve   bool   // a console block of one command, a server (<!-- serve -->)
 	want    *docOutput
 	console []consoleCmd // a console block's commands
 }
@@ -180,7 +193,7 @@ func (b *docBlock) where() string { return fmt.Sprintf("%s:%d", b.file, b.line) 
 
 var (
 	fenceRe     = regexp.MustCompile("^( *)(```+|~~~+)[ \t]*([A-Za-z0-9_+-]*)")
-	directiveRe = regexp.MustCompile(`^<!--\s*(output|skip)\b(.*?)-->\s*$`)
+	directiveRe = regexp.MustCompile(`^<!--\s*(output|skip|serve)\b(.*?)-->\s*$`)
 )
 
 var shellLangs = map[string]bool{"sh": true, "bash": true, "shell": true, "console": true}
@@ -195,6 +208,7 @@ func parseDoc(file, text string) ([]*docBlock, []error) {
 		pending string // a directive waiting for its block
 		pendAt  int
 		pendArg string
+		servedAt int // the line of the first <!-- serve -->
 	)
 	errorf := func(line int, format string, args ...any) {
 		errs = append(errs, fmt.Errorf("%s:%d: %s", file, line, fmt.Sprintf(format, args...)))
@@ -257,8 +271,8 @@ func parseDoc(file, text string) ([]*docBlock, []error) {
 			}
 			continue
 		case !shellLangs[lang]:
-			if dir == "skip" {
-				errorf(dirAt, "<!-- skip --> before a %q block, which is not run anyway", lang)
+			if dir == "skip" || dir == "serve" {
+				errorf(dirAt, "<!-- %s --> before a %q block, which is not run anyway", dir, lang)
 			}
 			continue
 		}
@@ -276,6 +290,20 @@ func parseDoc(file, text string) ([]*docBlock, []error) {
 				errorf(start, "%v", err)
 			}
 			b.console = cmds
+		}
+		if dir == "serve" {
+			b.serve = true
+			switch {
+			case arg != "":
+				errorf(dirAt, "<!-- serve --> takes nothing, got %q", arg)
+			case servedAt != 0:
+				errorf(dirAt, "a second <!-- serve --> (the first at line %d): one server per document", servedAt)
+			case lang != "console" || len(b.console) != 1:
+				errorf(dirAt, "<!-- serve --> wants a console block of one command, the server's, and what it prints")
+			}
+			if servedAt == 0 {
+				servedAt = dirAt
+			}
 		}
 		blocks = append(blocks, b)
 	}
@@ -358,6 +386,7 @@ func (p docProblem) String() string { return p.where + ": " + p.msg }
 // docDir is one document's run: its copy of the tree, HOME and TMPDIR.
 type docDir struct {
 	tree, home, tmp string
+	addr            string // where the document's server listens (<!-- serve -->)
 }
 
 // runDoc runs a document's blocks in order and returns every problem found.
@@ -382,6 +411,7 @@ func (env *docEnv) runDoc(t *testing.T, file string, blocks []*docBlock) []docPr
 	}
 	var problems []docProblem
 	boards := map[string]bool{}
+	var srv *docServer
 	for _, b := range blocks {
 		if b.skip != "" {
 			t.Logf("%s: skipped: %s", b.where(), b.skip)
@@ -391,12 +421,22 @@ func (env *docEnv) runDoc(t *testing.T, file string, blocks []*docBlock) []docPr
 			boards[f] = true
 		}
 		start := time.Now()
-		if b.lang == "console" {
+		switch {
+		case b.serve:
+			var p []docProblem
+			srv, p = env.startServer(t, &d, b)
+			if len(p) > 0 {
+				return append(problems, p...) // the blocks after it need the server
+			}
+		case b.lang == "console":
 			problems = append(problems, env.runConsole(d, b)...)
-		} else {
+		default:
 			problems = append(problems, env.runScript(d, b)...)
 		}
 		t.Logf("%s: ran in %v", b.where(), time.Since(start).Round(time.Millisecond))
+	}
+	if srv != nil {
+		problems = append(problems, srv.stop(d)...)
 	}
 	for _, f := range slices.Sorted(maps.Keys(boards)) {
 		path := filepath.Join(d.tree, f)
@@ -408,6 +448,145 @@ func (env *docEnv) runDoc(t *testing.T, file string, blocks []*docBlock) []docPr
 		}
 	}
 	return problems
+}
+
+// shownAddr is the address the documents show for their server (the
+// default of --addr). The test's server listens on a free port instead; the
+// commands get its address in place of this one, and their output shows
+// this one in place of it.
+const shownAddr = "127.0.0.1:8080"
+
+var (
+	// serveAddrRe finds the port of the server command's --addr, made 0
+	// (a free port) for the test.
+	serveAddrRe = regexp.MustCompile(`(--addr[= ]+\S*):8080\b`)
+	// readyRe finds the line a server prints when it is ready, with its
+	// address.
+	readyRe = regexp.MustCompile(`serving on http://([^/\s#]+)/`)
+)
+
+// serverStopTimeout is how long a server may take to stop after Ctrl-C.
+const serverStopTimeout = 30 * time.Second
+
+// docServer is a document's server (<!-- serve -->), running while the
+// blocks after it run.
+type docServer struct {
+	b      *docBlock
+	cmd    *exec.Cmd
+	out    *lockedBuffer
+	done   chan struct{} // closed when the command has exited
+	status int           // its exit status, once done; -1 for a signal
+}
+
+// startServer starts the command of a <!-- serve --> block in the
+// background, with --addr made a free port of 127.0.0.1, and waits until
+// it prints that it is serving; d.addr is then its address.
+func (env *docEnv) startServer(t *testing.T, d *docDir, b *docBlock) (*docServer, []docProblem) {
+	t.Helper()
+	c := b.console[0].cmd
+	if serveAddrRe.MatchString(c) {
+		c = serveAddrRe.ReplaceAllString(c, "${1}:0")
+	} else {
+		c += " --addr 127.0.0.1:0"
+	}
+	f, err := os.CreateTemp(filepath.Dir(d.tree), "serve-*.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(d.rewrite(c) + "\n")
+	f.Close()
+	t.Cleanup(func() { os.Remove(f.Name()) })
+	s := &docServer{b: b, out: &lockedBuffer{}, done: make(chan struct{})}
+	s.cmd = exec.Command("bash", f.Name())
+	s.cmd.Dir = d.tree
+	s.cmd.Env = env.environ(*d)
+	s.cmd.Stdout, s.cmd.Stderr = s.out, s.out
+	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	s.cmd.WaitDelay = 5 * time.Second
+	if err := s.cmd.Start(); err != nil {
+		return nil, []docProblem{{b.where(), fmt.Sprintf("starting the server: %v", err)}}
+	}
+	go func() {
+		err := s.cmd.Wait()
+		s.status = 0
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			s.status = exit.ExitCode()
+		} else if err != nil {
+			s.status = -1
+		}
+		close(s.done)
+	}()
+	t.Cleanup(func() { s.kill() })
+	deadline := time.NewTimer(blockTimeout)
+	defer deadline.Stop()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if m := readyRe.FindStringSubmatch(s.out.String()); m != nil {
+			d.addr = m[1]
+			return s, nil
+		}
+		select {
+		case <-s.done:
+			return nil, []docProblem{{b.where(), fmt.Sprintf("the server exited (status %d) before it printed \"serving on http://…/\"; output:\n%s", s.status, indent(d.shown(s.out.String())))}}
+		case <-deadline.C:
+			s.kill()
+			return nil, []docProblem{{b.where(), fmt.Sprintf("the server did not print \"serving on http://…/\" within %v (killed); output:\n%s", blockTimeout, indent(d.shown(s.out.String())))}}
+		case <-tick.C:
+		}
+	}
+}
+
+// stop stops the server as a reader does, with Ctrl-C (SIGINT to its
+// process group), and compares all it printed with what the block shows.
+// It must exit 0.
+func (s *docServer) stop(d docDir) []docProblem {
+	syscall.Kill(-s.cmd.Process.Pid, syscall.SIGINT)
+	where := fmt.Sprintf("%s:%d", s.b.file, s.b.console[0].line)
+	select {
+	case <-s.done:
+	case <-time.After(serverStopTimeout):
+		s.kill()
+		return []docProblem{{where, fmt.Sprintf("the server did not stop within %v of Ctrl-C (killed); output:\n%s", serverStopTimeout, indent(d.shown(s.out.String())))}}
+	}
+	out := d.shown(s.out.String())
+	var problems []docProblem
+	if s.status != 0 {
+		problems = append(problems, docProblem{where, fmt.Sprintf("the server exited with status %d after Ctrl-C, want 0; output:\n%s", s.status, indent(out))})
+	}
+	if msg := compareOutput(s.b.console[0].want, out); msg != "" {
+		problems = append(problems, docProblem{where, fmt.Sprintf("%q (the server, from start to Ctrl-C): %s", s.b.console[0].cmd, msg)})
+	}
+	return problems
+}
+
+// kill ends the server's process group at once, if it still runs.
+func (s *docServer) kill() {
+	select {
+	case <-s.done:
+	default:
+		syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+		<-s.done
+	}
+}
+
+// lockedBuffer is a buffer written by a command while the test reads it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // blockTimeout bounds one block; the WASM tools' first build on a cold
@@ -434,15 +613,7 @@ func (env *docEnv) shell(d docDir, script string, bashFlags ...string) (out stri
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", append(bashFlags, f.Name())...)
 	cmd.Dir = d.tree
-	cmd.Env = append([]string{
-		"PATH=" + env.path,
-		"HOME=" + d.home,
-		"TMPDIR=" + d.tmp,
-		"XDG_CACHE_HOME=" + env.cache,
-		inDocsEnv + "=1",
-		"LANG=C.UTF-8",
-		"TERM=dumb",
-	}, env.goEnv...)
+	cmd.Env = env.environ(d)
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
 	cmd.ExtraFiles = []*os.File{w3}
@@ -466,11 +637,28 @@ func (env *docEnv) shell(d docDir, script string, bashFlags ...string) (out stri
 	return buf.String(), 0, side.String(), err
 }
 
+// environ is the environment of a document's commands.
+func (env *docEnv) environ(d docDir) []string {
+	return append([]string{
+		"PATH=" + env.path,
+		"HOME=" + d.home,
+		"TMPDIR=" + d.tmp,
+		"XDG_CACHE_HOME=" + env.cache,
+		inDocsEnv + "=1",
+		"LANG=C.UTF-8",
+		"TERM=dumb",
+	}, env.goEnv...)
+}
+
 // tmpRe finds /tmp as a directory in a command.
 var tmpRe = regexp.MustCompile(`(^|[^\w./~-])/tmp\b`)
 
 func (d docDir) rewrite(cmd string) string {
-	return tmpRe.ReplaceAllString(cmd, "${1}"+d.tmp)
+	cmd = tmpRe.ReplaceAllString(cmd, "${1}"+d.tmp)
+	if d.addr != "" {
+		cmd = strings.ReplaceAll(cmd, shownAddr, d.addr)
+	}
+	return cmd
 }
 
 // shown turns paths of the test's own directories in output back into
@@ -478,6 +666,9 @@ func (d docDir) rewrite(cmd string) string {
 func (d docDir) shown(out string) string {
 	out = strings.ReplaceAll(out, d.tmp, "/tmp")
 	out = strings.ReplaceAll(out, d.home, "~")
+	if d.addr != "" {
+		out = strings.ReplaceAll(out, d.addr, shownAddr)
+	}
 	return out
 }
 
@@ -623,33 +814,67 @@ func outputLines(s string) []string {
 
 func isElision(line string) bool { return strings.TrimSpace(line) == "..." }
 
-// msRe finds a timing in a line shown: a JSON member named *_ms with a
-// number.
-var msRe = regexp.MustCompile(`("[A-Za-z0-9_]*_ms"\s*:\s*)-?[0-9][0-9.eE+-]*`)
+// varying are the values that differ from one run to the next, each with
+// the text before it (group 1) and the value (group 2): in a line shown, such
+// a value matches any value of its kind. They are the number of a JSON
+// member named *_ms (a timing), an RFC 3339 time (a board's "created", an
+// event's "time"), a run id, and the server's epoch in an SSE event's id
+// ("id: EPOCH-SEQ", the sequence number compared).
+var varying = []*regexp.Regexp{
+	regexp.MustCompile(`("[A-Za-z0-9_]*_ms"\s*:\s*)(-?[0-9][0-9.eE+-]*)`),
+	regexp.MustCompile(`()(\b[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?(?:Z|[+-][0-9]{2}:[0-9]{2}))`),
+	regexp.MustCompile(`()(\brun_[0-9a-z]{13}\b)`),
+	regexp.MustCompile(`(^id: )([0-9a-z]+)-[0-9]+$`),
+}
 
-var lineRes sync.Map // shown line → *regexp.Regexp
+// anyOf is what a value of each kind of varying matches, in order.
+var anyOf = []string{
+	`-?[0-9][0-9.eE+-]*`,
+	`[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?(?:Z|[+-][0-9]{2}:[0-9]{2})`,
+	`run_[0-9a-z]{13}`,
+	`[0-9a-z]+`,
+}
+
+var lineRes sync.Map // shown line → *regexp.Regexp, or nil for none
 
 func lineMatches(want, got string) bool {
 	if want == got {
 		return true
 	}
-	if !msRe.MatchString(want) {
-		return false
-	}
 	re, ok := lineRes.Load(want)
 	if !ok {
-		var pat strings.Builder
-		pat.WriteString("^")
-		last := 0
-		for _, m := range msRe.FindAllStringSubmatchIndex(want, -1) {
-			pat.WriteString(regexp.QuoteMeta(want[last:m[3]]))
-			pat.WriteString(`-?[0-9][0-9.eE+-]*`)
-			last = m[1]
-		}
-		pat.WriteString(regexp.QuoteMeta(want[last:]) + "$")
-		re, _ = lineRes.LoadOrStore(want, regexp.MustCompile(pat.String()))
+		re, _ = lineRes.LoadOrStore(want, varyingPattern(want))
 	}
-	return re.(*regexp.Regexp).MatchString(got)
+	return re.(*regexp.Regexp) != nil && re.(*regexp.Regexp).MatchString(got)
+}
+
+// varyingPattern is a regexp matching what a line shown stands for, its
+// varying values as any of their kind; nil when it has none.
+func varyingPattern(want string) *regexp.Regexp {
+	type span struct{ from, to, kind int }
+	var spans []span
+	for k, re := range varying {
+		for _, m := range re.FindAllStringSubmatchIndex(want, -1) {
+			spans = append(spans, span{m[4], m[5], k})
+		}
+	}
+	if len(spans) == 0 {
+		return nil
+	}
+	slices.SortFunc(spans, func(a, b span) int { return a.from - b.from })
+	var pat strings.Builder
+	pat.WriteString("^")
+	last := 0
+	for _, sp := range spans {
+		if sp.from < last {
+			continue // inside one already taken
+		}
+		pat.WriteString(regexp.QuoteMeta(want[last:sp.from]))
+		pat.WriteString(anyOf[sp.kind])
+		last = sp.to
+	}
+	pat.WriteString(regexp.QuoteMeta(want[last:]) + "$")
+	return regexp.MustCompile(pat.String())
 }
 
 func indent(s string) string {
@@ -811,8 +1036,7 @@ func TestDocsHarness(t *testing.T) {
 	if _, err := os.Stat("/tmp/codemode-docs-fixture"); err == nil {
 		t.Errorf("good.md wrote /tmp/codemode-docs-fixture: /tmp in a command is the document's own TMPDIR")
 	}
-	got := run("bad.md")
-	want := []string{
+	bad := map[string][]string{"bad.md": {
 		`bad.md:5: a command failed (line 7: false: exit status 1)`,
 		`bad.md:17: output differs from what was printed by the block at line 11: shown line 1 "shown" does not match printed line 1 "printed"`,
 		`bad.md:23: "sh -c 'exit 4'": exit status 4, and no ` + "`echo $?`" + ` after it shows that`,
@@ -824,15 +1048,25 @@ func TestDocsHarness(t *testing.T) {
 		`bad.md: board board.json: sticky-1 "" at (0,0) 200x200 and sticky-2 "" at (100,100) 200x200 overlap`,
 		`bad.md: board board.json: sticky-1 "" at (0,0) 200x200 and sticky-3 "" at (100,100) 200x200 overlap`,
 		`bad.md: board board.json: sticky-2 "" at (100,100) 200x200 and sticky-3 "" at (100,100) 200x200 lie on top of each other`,
-	}
-	for i := 0; i < max(len(got), len(want)); i++ {
-		switch {
-		case i >= len(got):
-			t.Errorf("bad.md: missing problem %q", want[i])
-		case i >= len(want):
-			t.Errorf("bad.md: unexpected problem %q", got[i])
-		case !strings.HasPrefix(got[i], want[i]):
-			t.Errorf("bad.md: problem %d:\n got %q\nwant %q…", i, got[i], want[i])
+	}, "bad-serve.md": {
+		// The blocks after a server that did not start are not run.
+		`bad-serve.md:4: the server exited (status 2) before it printed "serving on http://…/"; output:` + "\n\tcannot listen",
+	}}
+	// After the blocks, the server's problems, then the boards'.
+	bad["bad.md"] = slices.Insert(bad["bad.md"], 5,
+		`bad.md:57: the server exited with status 3 after Ctrl-C, want 0`,
+		`bad.md:57: "./fake-server" (the server, from start to Ctrl-C): shown line 2 "stopped" does not match printed line 2 (the output ended)`)
+	for _, file := range slices.Sorted(maps.Keys(bad)) {
+		got, want := run(file), bad[file]
+		for i := 0; i < max(len(got), len(want)); i++ {
+			switch {
+			case i >= len(got):
+				t.Errorf("%s: missing problem %q", file, want[i])
+			case i >= len(want):
+				t.Errorf("%s: unexpected problem %q", file, got[i])
+			case !strings.HasPrefix(got[i], want[i]):
+				t.Errorf("%s: problem %d:\n got %q\nwant %q…", file, i, got[i], want[i])
+			}
 		}
 	}
 }
@@ -908,6 +1142,66 @@ func TestParseDocErrors(t *testing.T) {
 	}
 }
 
+// Misused <!-- serve --> directives are reported, with their lines.
+func TestParseServeErrors(t *testing.T) {
+	doc := strings.Join([]string{
+		/* 1 */ "<!-- serve -->",
+		/* 2 */ "```console",
+		/* 3 */ "$ ./codemode serve",
+		/* 4 */ "codemode: serving on http://127.0.0.1:8080/",
+		/* 5 */ "```",
+		/* 6 */ "<!-- serve -->",
+		/* 7 */ "```console",
+		/* 8 */ "$ ./codemode serve --data /tmp/b",
+		/* 9 */ "```",
+		/* 10 */ "<!-- serve: --token x -->",
+		/* 11 */ "```console",
+		/* 12 */ "$ ./codemode serve",
+		/* 13 */ "```",
+		/* 14 */ "<!-- serve -->",
+		/* 15 */ "```sh",
+		/* 16 */ "./codemode serve",
+		/* 17 */ "```",
+		/* 18 */ "<!-- serve -->",
+		/* 19 */ "```console",
+		/* 20 */ "$ ./codemode serve",
+		/* 21 */ "$ curl http://127.0.0.1:8080/healthz",
+		/* 22 */ "```",
+		/* 23 */ "<!-- serve -->",
+		/* 24 */ "```text",
+		/* 25 */ "serving",
+		/* 26 */ "```",
+	}, "\n")
+	blocks, errs := parseDoc("x.md", doc)
+	var got []string
+	for _, err := range errs {
+		got = append(got, err.Error())
+	}
+	want := []string{
+		`x.md:6: a second <!-- serve --> (the first at line 1): one server per document`,
+		`x.md:10: <!-- serve --> takes nothing, got ": --token x"`,
+		`x.md:14: a second <!-- serve --> (the first at line 1): one server per document`,
+		`x.md:18: a second <!-- serve --> (the first at line 1): one server per document`,
+		`x.md:23: <!-- serve --> before a "text" block, which is not run anyway`,
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("errors (-want +got):\n%s", d)
+	}
+	if len(blocks) == 0 || !blocks[0].serve || blocks[0].console[0].want != "codemode: serving on http://127.0.0.1:8080/\n" {
+		t.Errorf("the first block is not the server with its output: %+v", blocks)
+	}
+	// Alone, each misuse is named for what it is.
+	for _, tc := range []struct{ doc, want string }{
+		{"<!-- serve -->\n```sh\n./codemode serve\n```", `x.md:1: <!-- serve --> wants a console block of one command, the server's, and what it prints`},
+		{"<!-- serve -->\n```console\n$ a\n$ b\n```", `x.md:1: <!-- serve --> wants a console block of one command, the server's, and what it prints`},
+	} {
+		_, errs := parseDoc("x.md", tc.doc)
+		if len(errs) != 1 || errs[0].Error() != tc.want {
+			t.Errorf("%q: errors %v, want %q", tc.doc, errs, tc.want)
+		}
+	}
+}
+
 func TestCompareOutput(t *testing.T) {
 	for _, tc := range []struct {
 		want, got string
@@ -923,6 +1217,14 @@ func TestCompareOutput(t *testing.T) {
 		{`  "elapsed_ms": 1.5,`, `  "elapsed_ms": 0.031,`, true},
 		{`  "elapsed_ms": 1.5,`, `  "elapsed_ms": "slow",`, false},
 		{`"x": 1.5`, `"x": 2`, false},
+		{`{"created":"2026-01-02T03:04:05Z","n":1}`, `{"created":"2027-11-12T13:14:15.123456789+02:00","n":1}`, true},
+		{`{"created":"2026-01-02T03:04:05Z","n":1}`, `{"created":"yesterday","n":1}`, false},
+		{`{"created":"2026-01-02T03:04:05Z","n":1}`, `{"created":"2026-01-02T03:04:05Z","n":2}`, false},
+		{`{"runId":"run_0123456789abc","elapsed_ms":1}`, `{"runId":"run_zzzzzzzzzzzzz","elapsed_ms":0.5}`, true},
+		{`{"runId":"run_0123456789abc"}`, `{"runId":"run_0123"}`, false},
+		{"id: lz9k2a-17", "id: m0abcd-17", true},
+		{"id: lz9k2a-17", "id: m0abcd-18", false},
+		{"data: id: lz9k2a-17", "data: id: m0abcd-17", false},
 		{"a", "a\nb", false},
 		{"a\nb", "a", false},
 		{" a", "a", false},
