@@ -203,11 +203,11 @@ var shellLangs = map[string]bool{"sh": true, "bash": true, "shell": true, "conso
 func parseDoc(file, text string) ([]*docBlock, []error) {
 	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
 	var (
-		blocks  []*docBlock
-		errs    []error
-		pending string // a directive waiting for its block
-		pendAt  int
-		pendArg string
+		blocks   []*docBlock
+		errs     []error
+		pending  string // a directive waiting for its block
+		pendAt   int
+		pendArg  string
 		servedAt int // the line of the first <!-- serve -->
 	)
 	errorf := func(line int, format string, args ...any) {
