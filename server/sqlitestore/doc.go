@@ -10,7 +10,9 @@
 // keeps its last Options.MaxHistory undo steps (100 by default); a commit
 // beyond them deletes the oldest step in the same transaction, so a board's
 // size is bounded by MaxHistory+1 documents however long it lives, plus the
-// steps that can be redone. Deleting a board deletes its history. Run ids are
+// steps that can be redone. (Opened with a smaller MaxHistory than before, a
+// board sheds its extra steps at its next commit.) Deleting a board deletes
+// its history. Run ids are
 // kept with each step, for whoever reads the file.
 //
 // # Durability

@@ -287,10 +287,11 @@ func (s *Store) openError(err error) error {
 var errClosed = errors.New("sqlitestore: the store is closed")
 
 // fail turns an error of the database into the Store's: the context's error
-// as it is, a closed store's as errClosed, and the rest naming the file.
+// once the context is done, errClosed once the store is closed, and the rest
+// naming the file.
 func (s *Store) fail(ctx context.Context, err error) error {
 	switch {
-	case ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, sql.ErrTxDone)):
+	case ctx.Err() != nil: // whatever the driver made of it: interrupted, tx done
 		return ctx.Err()
 	case s.closed.Load():
 		return errClosed

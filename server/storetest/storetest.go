@@ -30,6 +30,7 @@
 //   - a call whose context is already cancelled fails with the context's
 //     error and changes nothing;
 //   - after Close every call fails (no panic), and Close again does not panic;
+//     calls under way when Close is called succeed or fail, without a panic;
 //   - history is bounded only if MaxHistory is passed: the store then keeps
 //     exactly that many undo steps, dropping the oldest.
 package storetest
@@ -91,6 +92,7 @@ func Run(t *testing.T, open func(t *testing.T) server.Store, opts ...Option) {
 		{"ConcurrentManyBoards", h.testConcurrentManyBoards},
 		{"CancelledContext", h.testCancelledContext},
 		{"AfterClose", h.testAfterClose},
+		{"CloseWhileBusy", h.testCloseWhileBusy},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -820,7 +822,10 @@ func (h *harness) testConcurrentManyBoards(t *testing.T, s server.Store) {
 					label := fmt.Sprintf("%s op %d", id, i)
 					st, err = s.Commit(ctx, id, server.Commit{Base: version, Doc: doc(label)})
 					states = append(states[:cur+1], label)
-					cur++
+					if drop := len(states) - 1 - h.cfg.maxHistoryOr(ops); drop > 0 {
+						states = states[drop:]
+					}
+					cur = len(states) - 1
 				}
 				if err != nil {
 					t.Errorf("%s op %d: %v", id, i, err)
@@ -911,4 +916,65 @@ func (h *harness) testAfterClose(t *testing.T, s server.Store) {
 		}()
 		_ = s.Close()
 	}()
+}
+
+// testCloseWhileBusy closes a store while goroutines commit, undo, load and
+// list: each call succeeds or fails, none panics or hangs.
+func (h *harness) testCloseWhileBusy(t *testing.T, s server.Store) {
+	const workers = 8
+	for w := range workers {
+		mustCreate(t, s, fmt.Sprint("w", w), doc("0"))
+	}
+	var wg sync.WaitGroup
+	var started sync.WaitGroup
+	started.Add(workers)
+	for w := range workers {
+		wg.Go(func() {
+			defer func() {
+				if p := recover(); p != nil {
+					t.Errorf("worker %d panicked: %v", w, p)
+				}
+			}()
+			id := fmt.Sprint("w", w)
+			version := int64(1)
+			for i := 0; ; i++ {
+				if i == 3 {
+					started.Done()
+				}
+				st, err := s.Commit(ctx, id, server.Commit{Base: version, Doc: doc(fmt.Sprint(i))})
+				if err != nil {
+					return
+				}
+				version = st.Version
+				if _, err := s.LoadBoard(ctx, id); err != nil {
+					return
+				}
+				if i%4 == 0 {
+					if _, err := s.ListBoards(ctx); err != nil {
+						return
+					}
+					if _, err := s.Undo(ctx, id); err != nil {
+						return
+					}
+					st, err := s.Redo(ctx, id)
+					if err != nil {
+						return
+					}
+					version = st.Version
+				}
+			}
+		})
+	}
+	started.Wait()
+	done := make(chan error, 1)
+	go func() { done <- s.Close() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close did not return within 10 s")
+	}
+	wg.Wait()
 }
