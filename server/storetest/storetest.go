@@ -245,11 +245,11 @@ func (h *harness) testCreateListLoadDelete(t *testing.T, s server.Store) {
 
 	// A board with the id of a deleted one starts afresh: its history went
 	// with the old board.
-	st := mustCommit(t, s, "b", 1, doc("b2"))
+	mustCommit(t, s, "b", 1, doc("b2"))
 	if err := s.DeleteBoard(ctx, "b"); err != nil {
 		t.Fatalf("DeleteBoard: %v", err)
 	}
-	st = mustCreate(t, s, "b", doc("new b"))
+	st := mustCreate(t, s, "b", doc("new b"))
 	check(t, "re-created", st, want{id: "b", version: 1, doc: doc("new b")})
 	if _, err := s.Undo(ctx, "b"); !errors.Is(err, server.ErrNothingToUndo) {
 		t.Errorf("Undo on a re-created board: %v, want ErrNothingToUndo", err)
@@ -356,7 +356,6 @@ func (h *harness) testListOrder(t *testing.T, s server.Store) {
 	// Oldest first by Created; created at the same instant: in the order
 	// they were created, whatever their ids.
 	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	var want []string
 	for _, b := range []struct {
 		id string
 		at time.Time
@@ -371,7 +370,7 @@ func (h *harness) testListOrder(t *testing.T, s server.Store) {
 			t.Fatalf("CreateBoard(%q): %v", b.id, err)
 		}
 	}
-	want = []string{"m", "y", "a", "b", "z"}
+	want := []string{"m", "y", "a", "b", "z"}
 	list, err := s.ListBoards(ctx)
 	if err != nil {
 		t.Fatalf("ListBoards: %v", err)
