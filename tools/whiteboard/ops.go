@@ -22,30 +22,30 @@ func toolError(format string, args ...any) error {
 	return engine.Errorf(engine.CodeToolError, format, args...)
 }
 
-func (b *Board) createStickyNote(a createStickyNoteArgs) (placement, error) {
+func (b *Board) createStickyNote(a createStickyNoteArgs, t *tracker) (placement, error) {
 	o := Object{Type: TypeSticky, Text: a.Text, X: a.X, Y: a.Y, Color: a.Color, ParentID: a.ParentID,
 		Width: orDefault(a.Width, defaultStickySize), Height: orDefault(a.Height, defaultStickySize)}
 	if o.Color == "" {
 		o.Color = defaultStickyColor
 	}
-	return b.create(o)
+	return b.create(o, t)
 }
 
-func (b *Board) createShape(a createShapeArgs) (placement, error) {
+func (b *Board) createShape(a createShapeArgs, t *tracker) (placement, error) {
 	if !oneOf(a.Type, shapeKinds) {
 		return placement{}, toolError("type must be one of %s, got %q", strings.Join(shapeKinds, ", "), a.Type)
 	}
 	return b.create(Object{Type: TypeShape, Shape: a.Type, Text: a.Text, X: a.X, Y: a.Y,
-		Width: a.Width, Height: a.Height, Color: a.Color, ParentID: a.ParentID})
+		Width: a.Width, Height: a.Height, Color: a.Color, ParentID: a.ParentID}, t)
 }
 
-func (b *Board) createFrame(a createFrameArgs) (placement, error) {
+func (b *Board) createFrame(a createFrameArgs, t *tracker) (placement, error) {
 	return b.create(Object{Type: TypeFrame, Title: a.Title, X: a.X, Y: a.Y,
-		Width: a.Width, Height: a.Height, Color: a.Color})
+		Width: a.Width, Height: a.Height, Color: a.Color}, t)
 }
 
 // create checks and adds a sticky, shape or frame.
-func (b *Board) create(o Object) (placement, error) {
+func (b *Board) create(o Object, t *tracker) (placement, error) {
 	if err := checkBox(o.X, o.Y, o.Width, o.Height); err != nil {
 		return placement{}, err
 	}
@@ -59,10 +59,12 @@ func (b *Board) create(o Object) (placement, error) {
 			return placement{}, err
 		}
 	}
-	return placed(b.add(o)), nil
+	o = b.add(o)
+	t.set(b, o)
+	return placed(o), nil
 }
 
-func (b *Board) createConnector(a createConnectorArgs) (idResult, error) {
+func (b *Board) createConnector(a createConnectorArgs, t *tracker) (idResult, error) {
 	style := a.Style
 	if style == "" {
 		style = StyleArrow
@@ -91,10 +93,12 @@ func (b *Board) createConnector(a createConnectorArgs) (idResult, error) {
 	if !finiteGeometry(&c) {
 		return idResult{}, toolError("the connector between %q and %q would be out of range", a.FromID, a.ToID)
 	}
-	return idResult{ID: b.add(c).ID}, nil
+	c = b.add(c)
+	t.set(b, c)
+	return idResult{ID: c.ID}, nil
 }
 
-func (b *Board) moveObject(a moveObjectArgs) (placement, error) {
+func (b *Board) moveObject(a moveObjectArgs, t *tracker) (placement, error) {
 	if !finite(a.X, a.Y) {
 		return placement{}, toolError("x and y must be finite numbers")
 	}
@@ -106,13 +110,13 @@ func (b *Board) moveObject(a moveObjectArgs) (placement, error) {
 	}
 	st := stage{}
 	b.moveTo(st, o, a.X, a.Y, nil)
-	if err := b.commit(st); err != nil {
+	if err := b.commit(st, t); err != nil {
 		return placement{}, err
 	}
 	return placed(*o), nil
 }
 
-func (b *Board) resizeObject(a resizeObjectArgs) (placement, error) {
+func (b *Board) resizeObject(a resizeObjectArgs, t *tracker) (placement, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	o, err := b.movable(a.ObjectID)
@@ -124,31 +128,34 @@ func (b *Board) resizeObject(a resizeObjectArgs) (placement, error) {
 	}
 	n := *o
 	n.Width, n.Height = a.Width, a.Height
-	if err := b.commit(stage{n.ID: n}); err != nil {
+	if err := b.commit(stage{n.ID: n}, t); err != nil {
 		return placement{}, err
 	}
 	return placed(*o), nil
 }
 
-func (b *Board) updateText(a updateTextArgs) (idResult, error) {
+func (b *Board) updateText(a updateTextArgs, t *tracker) (idResult, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	o, err := b.get("objectId", a.ObjectID)
 	if err != nil {
 		return idResult{}, err
 	}
+	field := &o.Text
 	switch o.Type {
 	case TypeFrame:
-		o.Title = a.Text
+		field = &o.Title
 	case TypeConnector:
-		o.Label = a.Text
-	default:
-		o.Text = a.Text
+		field = &o.Label
+	}
+	if *field != a.Text {
+		*field = a.Text
+		t.set(b, *o)
 	}
 	return idResult{ID: o.ID}, nil
 }
 
-func (b *Board) changeColor(a changeColorArgs) (idResult, error) {
+func (b *Board) changeColor(a changeColorArgs, t *tracker) (idResult, error) {
 	if !ValidColor(a.Color) {
 		return idResult{}, toolError("%v", colorError(a.Color))
 	}
@@ -158,14 +165,17 @@ func (b *Board) changeColor(a changeColorArgs) (idResult, error) {
 	if err != nil {
 		return idResult{}, err
 	}
-	o.Color = a.Color
+	if o.Color != a.Color {
+		o.Color = a.Color
+		t.set(b, *o)
+	}
 	return idResult{ID: o.ID}, nil
 }
 
 // deleteObject removes the object, a frame's children, and every connector
 // attached to anything removed; deleted lists the object first, then the
 // rest in creation order.
-func (b *Board) deleteObject(a deleteObjectArgs) (deleteResult, error) {
+func (b *Board) deleteObject(a deleteObjectArgs, t *tracker) (deleteResult, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	o, err := b.get("objectId", a.ObjectID)
@@ -193,6 +203,7 @@ func (b *Board) deleteObject(a deleteObjectArgs) (deleteResult, error) {
 		}
 	}
 	b.order = kept
+	t.deleted(deleted)
 	return deleteResult{ID: o.ID, Deleted: deleted}, nil
 }
 
@@ -227,7 +238,7 @@ func (b *Board) query(typ, parentID, color, text string) (objectsResult, error) 
 // mixed sizes never overlap and uniform ones form a regular grid. A row is
 // top-aligned, a column left-aligned. Frames take their children along
 // (children listed themselves get their own slot instead).
-func (b *Board) arrangeObjects(a arrangeObjectsArgs) (arrangeResult, error) {
+func (b *Board) arrangeObjects(a arrangeObjectsArgs, t *tracker) (arrangeResult, error) {
 	if len(a.ObjectIDs) == 0 {
 		return arrangeResult{}, toolError("objectIds must list at least one object")
 	}
@@ -294,7 +305,7 @@ func (b *Board) arrangeObjects(a arrangeObjectsArgs) (arrangeResult, error) {
 		}
 		y += rowH[r] + gap
 	}
-	if err := b.commit(st); err != nil {
+	if err := b.commit(st, t); err != nil {
 		return arrangeResult{}, err
 	}
 	out := make([]Object, n)
@@ -328,8 +339,9 @@ func (b *Board) moveTo(st stage, o *Object, x, y float64, skip map[string]bool) 
 }
 
 // commit reroutes the connectors attached to staged objects, checks that
-// everything stays finite, and applies the stage.
-func (b *Board) commit(st stage) error {
+// everything stays finite, and applies the stage; t records the objects
+// whose state it changed, in creation order.
+func (b *Board) commit(st stage, t *tracker) error {
 	cur := func(id string) Object {
 		if o, ok := st[id]; ok {
 			return o
@@ -354,8 +366,17 @@ func (b *Board) commit(st stage) error {
 			return toolError("%q would end up out of range; keep coordinates and sizes moderate", id)
 		}
 	}
-	for id, o := range st {
-		*b.objs[id] = o
+	var changed []*Object
+	for _, id := range b.order {
+		if o, ok := st[id]; ok && *b.objs[id] != o {
+			*b.objs[id] = o
+			if t != nil {
+				changed = append(changed, b.objs[id])
+			}
+		}
+	}
+	for _, o := range changed { // after all are applied: a connector's ends are final
+		t.set(b, *o)
 	}
 	return nil
 }

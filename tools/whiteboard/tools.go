@@ -41,10 +41,12 @@ func Tools(defaultBoard *Board) []engine.Tool {
 		bind(d, "deleteObject", "Delete an object. Deleting a frame also deletes its children, and connectors attached to anything deleted go too; the result lists every deleted id.",
 			(*Board).deleteObject, bindings.Destructive(true), bindings.OpenWorld(false), bindings.Title("Delete object")),
 		bind(d, "getBoardState", "List the objects on the board in creation order, optionally only one type or only the children of one frame.",
-			func(b *Board, a getBoardStateArgs) (objectsResult, error) { return b.query(a.Type, a.ParentID, "", "") },
+			func(b *Board, a getBoardStateArgs, _ *tracker) (objectsResult, error) {
+				return b.query(a.Type, a.ParentID, "", "")
+			},
 			with(read, "Get board state")...),
 		bind(d, "findObjects", "Find objects matching every filter given: text is a case-insensitive substring of an object's text, title or label.",
-			func(b *Board, a findObjectsArgs) (objectsResult, error) {
+			func(b *Board, a findObjectsArgs, _ *tracker) (objectsResult, error) {
 				return b.query(a.Type, a.ParentID, a.Color, a.Text)
 			},
 			with(read, "Find objects")...),
@@ -66,8 +68,10 @@ func with(base []bindings.Option, title string) []bindings.Option {
 	return append(slices.Clip(base), bindings.Title(title))
 }
 
-// bind makes a tool whose handler runs op on the call's board.
-func bind[In, Out any](def *Board, name, desc string, op func(*Board, In) (Out, error), opts ...bindings.Option) engine.Tool {
+// bind makes a tool whose handler runs op on the call's board. When the
+// context asks for changes (WithChanges), op records them in a tracker,
+// and a change, if any, is reported once op has returned without error.
+func bind[In, Out any](def *Board, name, desc string, op func(*Board, In, *tracker) (Out, error), opts ...bindings.Option) engine.Tool {
 	return bindings.MustFunc(name, desc, func(ctx context.Context, in In) (Out, error) {
 		var zero Out
 		if err := ctx.Err(); err != nil {
@@ -80,7 +84,19 @@ func bind[In, Out any](def *Board, name, desc string, op func(*Board, In) (Out, 
 		if b == nil {
 			return zero, engine.Errorf(engine.CodeToolError, "no board: the host gave this call no whiteboard")
 		}
-		return op(b, in)
+		record := changeRecorder(ctx)
+		if record == nil {
+			return op(b, in, nil)
+		}
+		t := &tracker{}
+		out, err := op(b, in, t)
+		if err != nil {
+			return out, err
+		}
+		if c, ok := t.change(); ok {
+			record(ctx, c)
+		}
+		return out, nil
 	}, opts...)
 }
 
