@@ -1,0 +1,181 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/codemode-dev/codemode/engine"
+)
+
+// approvals parks the sets of calls waiting for a person, by run id, until
+// POST /v1/runs/{runId}/approvals decides every call of a set (in one post
+// or several), or the engine's approval timeout ends the wait (and denies
+// the set).
+type approvals struct {
+	mu   sync.Mutex
+	runs map[string][]*approvalSet
+}
+
+// approvalSet is one set the engine sent the Approver: its requests as the
+// approval_required event showed them, and the decisions so far.
+type approvalSet struct {
+	runID     string
+	reqs      []engine.ApprovalRequest
+	decisions map[string]engine.Decision // by call id
+	done      chan struct{}              // closed once every call is decided
+}
+
+func newApprovals() *approvals {
+	return &approvals{runs: make(map[string][]*approvalSet)}
+}
+
+// open parks a set as its approval_required event goes out, before any
+// client can answer it.
+func (a *approvals) open(runID string, reqs []engine.ApprovalRequest) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.runs[runID] = append(a.runs[runID], &approvalSet{
+		runID: runID, reqs: slices.Clone(reqs), decisions: make(map[string]engine.Decision, len(reqs)), done: make(chan struct{}),
+	})
+}
+
+// find returns the run's open set whose first call is callID. a.mu is held.
+func (a *approvals) find(runID, callID string) *approvalSet {
+	for _, set := range a.runs[runID] {
+		if len(set.reqs) > 0 && set.reqs[0].CallID == callID {
+			return set
+		}
+	}
+	return nil
+}
+
+// remove takes a set off its run. a.mu is held.
+func (a *approvals) remove(set *approvalSet) {
+	list := slices.DeleteFunc(a.runs[set.runID], func(x *approvalSet) bool { return x == set })
+	if len(list) == 0 {
+		delete(a.runs, set.runID)
+	} else {
+		a.runs[set.runID] = list
+	}
+}
+
+// wait is the Approver's side: it waits until the set of reqs is decided
+// or ctx (bounded by the engine's approval timeout) ends.
+func (a *approvals) wait(ctx context.Context, runID string, reqs []engine.ApprovalRequest) ([]engine.Decision, error) {
+	if len(reqs) == 0 {
+		return nil, nil
+	}
+	a.mu.Lock()
+	set := a.find(runID, reqs[0].CallID)
+	a.mu.Unlock()
+	if set == nil {
+		return nil, fmt.Errorf("no client can be asked about run %s", runID)
+	}
+	select {
+	case <-set.done:
+	case <-ctx.Done():
+		a.mu.Lock()
+		a.remove(set)
+		a.mu.Unlock()
+		return nil, ctx.Err()
+	}
+	out := make([]engine.Decision, len(reqs))
+	for i, r := range reqs {
+		out[i] = set.decisions[r.CallID]
+	}
+	return out, nil
+}
+
+// pending returns the run's undecided requests, in the order they were
+// asked; false if it has none.
+func (a *approvals) pending(runID string) ([]engine.ApprovalRequest, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var out []engine.ApprovalRequest
+	for _, set := range a.runs[runID] {
+		for _, r := range set.reqs {
+			if _, ok := set.decisions[r.CallID]; !ok {
+				out = append(out, r)
+			}
+		}
+	}
+	return out, len(out) > 0
+}
+
+// decision is one answer of POST /v1/runs/{runId}/approvals.
+type decision struct {
+	CallID   string `json:"callId"`
+	Approved *bool  `json:"approved"`
+	Reason   string `json:"reason,omitempty"`
+}
+
+// errNoApprovals: the run has nothing waiting (404).
+var errNoApprovals = errors.New("no calls waiting")
+
+// decide records decisions for a run's pending calls: all of them or, if
+// any names a call that is not pending or the request had problems of its
+// own (invalid), none; problems lists each call id's. A set whose every call
+// is decided resumes. It returns the call ids still undecided.
+func (a *approvals) decide(runID string, ds []decision, invalid bool) (pending []string, problems []string, err error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	sets := a.runs[runID]
+	if len(sets) == 0 {
+		return nil, nil, errNoApprovals
+	}
+	owner := make(map[string]*approvalSet)
+	for _, set := range sets {
+		for _, r := range set.reqs {
+			if _, decided := set.decisions[r.CallID]; !decided {
+				owner[r.CallID] = set
+			}
+		}
+	}
+	seen := make(map[string]bool)
+	for i, d := range ds {
+		switch {
+		case d.CallID == "":
+		case seen[d.CallID]:
+			problems = append(problems, fmt.Sprintf("decisions[%d].callId: %s is decided twice in this request", i, quoteID(d.CallID)))
+		case owner[d.CallID] == nil:
+			problems = append(problems, fmt.Sprintf("decisions[%d].callId: call %s of run %s is not waiting for approval", i, quoteID(d.CallID), runID))
+		}
+		seen[d.CallID] = true
+	}
+	if len(problems) > 0 || invalid {
+		return nil, problems, nil
+	}
+	for _, d := range ds {
+		set := owner[d.CallID]
+		set.decisions[d.CallID] = engine.Decision{Approved: *d.Approved, Reason: d.Reason}
+		if len(set.decisions) == len(set.reqs) {
+			a.remove(set)
+			close(set.done)
+		}
+	}
+	for _, set := range a.runs[runID] {
+		for _, r := range set.reqs {
+			if _, ok := set.decisions[r.CallID]; !ok {
+				pending = append(pending, r.CallID)
+			}
+		}
+	}
+	return pending, nil, nil
+}
+
+// approve is the engine's Approver: the set waits, parked under its run's
+// id, for clients to decide it. A run the server did not start (one started
+// on Engine() directly) has no client to ask: its set is denied.
+func (s *Server) approve(ctx context.Context, reqs []engine.ApprovalRequest) ([]engine.Decision, error) {
+	k := sinkFrom(ctx)
+	if k == nil {
+		return nil, errors.New("this run was not started through the HTTP API, so no client can approve its calls")
+	}
+	k.mu.Lock()
+	runID := k.runID
+	k.mu.Unlock()
+	return s.approvals.wait(ctx, runID, reqs)
+}

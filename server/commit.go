@@ -1,0 +1,219 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/codemode-dev/codemode/engine"
+	"github.com/codemode-dev/codemode/internal/strictjson"
+	"github.com/codemode-dev/codemode/tools/whiteboard"
+)
+
+// What changes a board — a run, an undo, a redo, a delete — holds its lock,
+// so that runs never interleave their changes; each run works on a clone of
+// the committed board and, when it is kept, becomes the committed board (and
+// one step in the store) at once.
+
+// committed returns the committed board and its state. They are replaced,
+// never changed, under lb.mu, so a reader needs the lock only for a moment
+// and never waits for a run.
+func (lb *liveBoard) committed() (BoardState, *whiteboard.Board) {
+	lb.mu.Lock()
+	defer lb.mu.Unlock()
+	return lb.state, lb.board
+}
+
+// setCommitted replaces the committed board; lb's lock is held.
+func (lb *liveBoard) setCommitted(st BoardState, b *whiteboard.Board) {
+	st.Doc = nil
+	lb.mu.Lock()
+	lb.state, lb.board = st, b
+	lb.mu.Unlock()
+}
+
+// lockForRun waits for the board's lock as long as the run itself may take
+// (its timeout, or the configured one): a run queued behind others gets its
+// turn or a 503 to retry, and never waits for ever.
+func (s *Server) lockForRun(ctx context.Context, lb *liveBoard, spec runSpec) (func(), *httpError) {
+	cfg := s.eng.Config()
+	wait := cfg.Limits.BatchTimeout.D()
+	asked := spec.batch.Timeout.D()
+	if spec.kind == engine.RunScript {
+		wait, asked = cfg.Script.Timeout.D(), spec.exec.Timeout.D()
+		if asked == 0 && spec.exec.Limits != nil {
+			asked = spec.exec.Limits.Timeout.D()
+		}
+	}
+	if asked > 0 && asked < wait {
+		wait = asked
+	}
+	return s.lockBoard(ctx, lb, wait)
+}
+
+// lockBoard takes lb's lock, waiting at most wait; a board deleted meanwhile
+// is a 404.
+func (s *Server) lockBoard(ctx context.Context, lb *liveBoard, wait time.Duration) (func(), *httpError) {
+	wctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	select {
+	case lb.lock <- struct{}{}:
+	case <-wctx.Done():
+		if ctx.Err() != nil {
+			return nil, newHTTPError(http.StatusServiceUnavailable, engine.CodeCanceled, "canceled while waiting for board %s", quoteID(lb.id))
+		}
+		return nil, unavailable("board %s is busy: the runs before this one did not finish within %v", quoteID(lb.id), wait)
+	}
+	unlock := func() { <-lb.lock }
+	if lb.deleted {
+		unlock()
+		return nil, notFound("no board %s: it was deleted", quoteID(lb.id))
+	}
+	return unlock, nil
+}
+
+// settle commits a run's board (keep) or drops it (a failed run, rolled
+// back). A run that changed nothing leaves no undo step: there is nothing
+// to undo. lb's lock is held.
+func (s *Server) settle(lb *liveBoard, k *runSink, base int64, keep bool) *boardOutcome {
+	changed, _ := k.boardChanged()
+	st, _ := lb.committed()
+	if !keep {
+		return &boardOutcome{Version: st.Version, Committed: false}
+	}
+	if !changed {
+		return &boardOutcome{Version: st.Version, Committed: true}
+	}
+	doc, err := k.work.MarshalJSON()
+	if err == nil {
+		ctx, cancel := s.storeCtx(context.Background())
+		var next BoardState
+		next, err = s.store.Commit(ctx, lb.id, Commit{Base: base, Doc: doc, RunID: k.runID})
+		cancel()
+		if err == nil {
+			lb.setCommitted(next, k.work)
+			return &boardOutcome{Version: next.Version, Committed: true}
+		}
+	}
+	// Not kept after all: another writer of a shared store got there
+	// first, or the store failed. The board is reloaded so that what the
+	// server holds is what the store holds.
+	s.log.Error("server: committing a run failed", "board", lb.id, "run", k.runID, "err", err)
+	if fresh, rerr := s.reload(lb); rerr == nil {
+		st = fresh
+	}
+	return &boardOutcome{Version: st.Version, Committed: false}
+}
+
+// reload reads lb from the store again; lb's lock is held.
+func (s *Server) reload(lb *liveBoard) (BoardState, error) {
+	ctx, cancel := s.storeCtx(context.Background())
+	defer cancel()
+	st, err := s.store.LoadBoard(ctx, lb.id)
+	if err != nil {
+		return BoardState{}, err
+	}
+	b, err := parseDoc(st)
+	if err != nil {
+		return BoardState{}, err
+	}
+	lb.setCommitted(st, b)
+	return st, nil
+}
+
+// boardOpWait bounds how long undo, redo and delete wait for a run under way.
+func (s *Server) boardOpWait() time.Duration {
+	cfg := s.eng.Config()
+	return max(cfg.Limits.BatchTimeout.D(), cfg.Script.Timeout.D()) + 5*time.Second
+}
+
+func (s *Server) handleUndo(w http.ResponseWriter, r *http.Request, id string) *httpError {
+	return s.step(w, r, id, "undo")
+}
+
+func (s *Server) handleRedo(w http.ResponseWriter, r *http.Request, id string) *httpError {
+	return s.step(w, r, id, "redo")
+}
+
+// step undoes or redoes one step: one whole run.
+func (s *Server) step(w http.ResponseWriter, r *http.Request, id, dir string) *httpError {
+	if s.shuttingDown() {
+		return errShuttingDown()
+	}
+	data, herr := s.readJSONBody(w, r)
+	if herr != nil {
+		return herr
+	}
+	var none struct{}
+	if err := strictjson.Decode(data, &none).Err(); err != nil {
+		return badRequest("%v (%s takes no parameters: send {} or nothing)", err, dir)
+	}
+	lb, herr := s.boards.acquire(r.Context(), id)
+	if herr != nil {
+		return herr
+	}
+	defer s.boards.release(lb)
+	unlock, herr := s.lockBoard(r.Context(), lb, s.boardOpWait())
+	if herr != nil {
+		return herr
+	}
+	defer unlock()
+	ctx, cancel := s.storeCtx(r.Context())
+	defer cancel()
+	var st BoardState
+	var err error
+	if dir == "undo" {
+		st, err = s.store.Undo(ctx, id)
+	} else {
+		st, err = s.store.Redo(ctx, id)
+	}
+	switch {
+	case errors.Is(err, ErrNothingToUndo), errors.Is(err, ErrNothingToRedo):
+		return conflict("board %s: nothing to %s", quoteID(id), dir)
+	case errors.Is(err, ErrNotFound):
+		return notFound("no board %s", quoteID(id))
+	case err != nil:
+		return s.storeFailed(dir+" of board "+quoteID(id), err)
+	}
+	b, err := parseDoc(st)
+	if err != nil {
+		return s.storeFailed(dir+" of board "+quoteID(id), err)
+	}
+	lb.setCommitted(st, b)
+	lb.hub.publishBoard(lb)
+	writeJSON(w, http.StatusOK, boardBody(lb.committed()))
+	return nil
+}
+
+// handleDeleteBoard deletes a board once the run under way on it, if any,
+// is over; its watchers get board_deleted and their streams end.
+func (s *Server) handleDeleteBoard(w http.ResponseWriter, r *http.Request, id string) *httpError {
+	if s.shuttingDown() {
+		return errShuttingDown()
+	}
+	lb, herr := s.boards.acquire(r.Context(), id)
+	if herr != nil {
+		return herr
+	}
+	defer s.boards.release(lb)
+	unlock, herr := s.lockBoard(r.Context(), lb, s.boardOpWait())
+	if herr != nil {
+		return herr
+	}
+	defer unlock()
+	ctx, cancel := s.storeCtx(r.Context())
+	defer cancel()
+	switch err := s.store.DeleteBoard(ctx, id); {
+	case errors.Is(err, ErrNotFound):
+		return notFound("no board %s", quoteID(id))
+	case err != nil:
+		return s.storeFailed(fmt.Sprintf("deleting board %s", quoteID(id)), err)
+	}
+	lb.deleted = true
+	s.boards.forget(lb)
+	lb.hub.end("board_deleted", mustJSON(map[string]string{"boardId": id}))
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}

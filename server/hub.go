@@ -1,0 +1,152 @@
+package server
+
+import (
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/codemode-dev/codemode/tools/whiteboard"
+)
+
+// ringSize is how many of a board's latest events a client can resume
+// after (Last-Event-ID).
+const ringSize = 1024
+
+// hub fans a board's events out to its watchers and keeps the latest in a
+// ring, so that a client that lost its connection can resume where it was.
+// Event ids are "<epoch>-<seq>": seq counts the board's events since the
+// board came into memory, and the epoch (the server's start, then the
+// board's stay in memory, in base 36) tells ids of an earlier server, or of
+// an earlier stay in memory, from this one's.
+type hub struct {
+	s  *Server
+	id string
+
+	mu      sync.Mutex
+	epoch   string // the server's, and when the board came into memory
+	seq     uint64 // the last event's
+	ring    [ringSize][]byte
+	subs    map[*subscriber]struct{}
+	working *whiteboard.Board // the board a run is changing, if one is
+	last    []byte            // the final frame, once the board is deleted
+}
+
+func newHub(s *Server, id string) *hub {
+	return &hub{s: s, id: id, epoch: s.epoch + strconv.FormatUint(s.boardEpochs.Add(1), 36), subs: make(map[*subscriber]struct{})}
+}
+
+// publish sends an event to every watcher and keeps it for resuming.
+func (h *hub) publish(typ string, data []byte) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.seq++
+	f := frame(h.eventID(h.seq), typ, data)
+	h.ring[h.seq%ringSize] = f
+	for q := range h.subs {
+		if !q.push(f) {
+			delete(h.subs, q) // dropped: its handler ends the stream
+		}
+	}
+}
+
+func (h *hub) eventID(seq uint64) string { return h.epoch + "-" + strconv.FormatUint(seq, 10) }
+
+// boardEvent is a `board` event's data: the whole board, replacing whatever
+// a client drew.
+type boardEvent struct {
+	BoardID   string              `json:"boardId"`
+	Version   int64               `json:"version"`
+	UndoSteps int                 `json:"undoSteps"`
+	RedoSteps int                 `json:"redoSteps"`
+	Objects   []whiteboard.Object `json:"objects"`
+}
+
+func boardEventJSON(id string, st BoardState, b *whiteboard.Board) []byte {
+	objs := b.Objects()
+	if objs == nil {
+		objs = []whiteboard.Object{}
+	}
+	return mustJSON(boardEvent{BoardID: id, Version: st.Version, UndoSteps: st.UndoSteps, RedoSteps: st.RedoSteps, Objects: objs})
+}
+
+// publishBoard sends the committed board to every watcher (after a
+// rollback, an undo, a redo). The caller holds lb's lock.
+func (h *hub) publishBoard(lb *liveBoard) {
+	st, b := lb.committed()
+	h.publish("board", boardEventJSON(lb.id, st, b))
+}
+
+// setWorking notes the board a run is changing (nil when it ends), so that
+// a watcher joining mid-run is sent that board: the run's later events then
+// apply to what it has. (An event of a change the sent board holds already
+// applies again harmlessly: objects carry their whole state.)
+func (h *hub) setWorking(b *whiteboard.Board) {
+	h.mu.Lock()
+	h.working = b
+	h.mu.Unlock()
+}
+
+// subscribe adds a watcher. If lastID names an event still in the ring, the
+// events after it are queued; otherwise a `board` event with the board as it
+// is now, whose id is the latest event's, so that resuming from it misses
+// nothing. committed and state are the committed board; lb's lock need not be
+// held (the registry's load happened before).
+func (h *hub) subscribe(lastID string, state func() (BoardState, *whiteboard.Board)) *subscriber {
+	q := newSubscriber(h.s.queueFrames)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.last != nil { // deleted while this watcher was on its way
+		q.push(h.last)
+		q.close()
+		return q
+	}
+	if seq, ok := h.resumable(lastID); ok {
+		for i := seq + 1; i <= h.seq; i++ {
+			q.push(h.ring[i%ringSize])
+		}
+	} else {
+		st, b := state()
+		if h.working != nil {
+			b = h.working
+		}
+		q.push(frame(h.eventID(h.seq), "board", boardEventJSON(h.id, st, b)))
+	}
+	h.subs[q] = struct{}{}
+	return q
+}
+
+// resumable reports whether the events after lastID are all in the ring.
+func (h *hub) resumable(lastID string) (uint64, bool) {
+	epoch, n, ok := strings.Cut(lastID, "-")
+	if !ok || epoch != h.epoch {
+		return 0, false
+	}
+	seq, err := strconv.ParseUint(n, 10, 64)
+	if err != nil || seq > h.seq || h.seq-seq >= ringSize {
+		return 0, false
+	}
+	return seq, true
+}
+
+// unsubscribe removes a watcher.
+func (h *hub) unsubscribe(q *subscriber) {
+	h.mu.Lock()
+	delete(h.subs, q)
+	h.mu.Unlock()
+	q.close()
+}
+
+// end sends a last event to every watcher and ends their streams: the board
+// was deleted.
+func (h *hub) end(typ string, data []byte) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.seq++
+	f := frame(h.eventID(h.seq), typ, data)
+	h.last = f
+	for q := range h.subs {
+		q.push(f)
+		q.close()
+	}
+	clear(h.subs)
+}

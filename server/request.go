@@ -1,0 +1,130 @@
+package server
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/codemode-dev/codemode/internal/strictjson"
+)
+
+// bodyReadTimeout bounds reading a request's body, so that a client that
+// sends its headers and then trickles (or stops) cannot hold a handler.
+const bodyReadTimeout = 30 * time.Second
+
+// readJSONBody checks a POST's Content-Type and reads its body, at most
+// maxBody bytes. Only application/json is accepted, also for an empty body:
+// a browser page of another site can send a form or text/plain without
+// asking (no CORS preflight), but not JSON, so this is what keeps other
+// sites from driving a loopback server. An empty body reads as {}.
+func (s *Server) readJSONBody(w http.ResponseWriter, r *http.Request) ([]byte, *httpError) {
+	ct := r.Header.Get("Content-Type")
+	mt, _, err := mime.ParseMediaType(ct)
+	if ct == "" || err != nil || mt != "application/json" {
+		got := "none"
+		if ct != "" {
+			got = strictjson.Quote(ct)
+		}
+		return nil, badRequest("Content-Type must be application/json (got %s), also for an empty body", got)
+	}
+	if r.ContentLength > s.maxBody {
+		return nil, tooLarge(s.maxBody)
+	}
+	rc := http.NewResponseController(w)
+	rc.SetReadDeadline(time.Now().Add(bodyReadTimeout)) // not every ResponseWriter can; then the http.Server's bound holds
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.maxBody))
+	rc.SetReadDeadline(time.Time{})
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		return nil, tooLarge(s.maxBody)
+	case err != nil:
+		return nil, badRequest("reading the request body: %v", err)
+	}
+	if len(strings.TrimSpace(string(data))) == 0 {
+		data = []byte("{}")
+	}
+	return data, nil
+}
+
+func tooLarge(limit int64) *httpError {
+	return newHTTPError(http.StatusRequestEntityTooLarge, "limit_exceeded", "the request body is larger than this server's limit of %d bytes", limit)
+}
+
+// authorized reports whether r carries the server's token, if it has one.
+// The token is compared in constant time, through fixed-length digests, so
+// that neither its bytes nor its length leak through timing.
+func (s *Server) authorized(r *http.Request) bool {
+	if s.token == "" {
+		return true
+	}
+	scheme, got, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return false
+	}
+	a, b := sha256.Sum256([]byte(strings.TrimSpace(got))), sha256.Sum256([]byte(s.token))
+	return subtle.ConstantTimeCompare(a[:], b[:]) == 1
+}
+
+func unauthorized() *httpError {
+	e := newHTTPError(http.StatusUnauthorized, "bad_request", `this server needs a token: send "Authorization: Bearer TOKEN"`)
+	e.header = http.Header{"Www-Authenticate": {`Bearer realm="codemode"`}}
+	return e
+}
+
+// exposed are the response headers a cross-origin page may read.
+const exposed = "Codemode-Run-Id, Codemode-Board-Version, Codemode-Board-Committed, Location, Retry-After"
+
+// cors adds the CORS headers for an allowed origin and reports whether r
+// is a preflight it has answered. Origins not listed get no CORS header, so
+// their pages cannot read any answer.
+func (s *Server) cors(w http.ResponseWriter, r *http.Request, allow []string) bool {
+	origin := r.Header.Get("Origin")
+	if origin == "" || !s.origins[origin] {
+		return false
+	}
+	h := w.Header()
+	h.Set("Access-Control-Allow-Origin", origin)
+	h.Add("Vary", "Origin")
+	if r.Method != http.MethodOptions || r.Header.Get("Access-Control-Request-Method") == "" {
+		h.Set("Access-Control-Expose-Headers", exposed)
+		return false
+	}
+	h.Set("Access-Control-Allow-Methods", strings.Join(allow, ", "))
+	h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Last-Event-ID")
+	h.Set("Access-Control-Max-Age", "600")
+	w.WriteHeader(http.StatusNoContent)
+	return true
+}
+
+// validBoardID reports whether id is a board id: 1 to 64 of A-Z a-z 0-9 _ -.
+func validBoardID(id string) bool {
+	if len(id) == 0 || len(id) > 64 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// wantsStream reports whether the client asked for server-sent events.
+func wantsStream(r *http.Request) bool {
+	for _, v := range r.Header.Values("Accept") {
+		for part := range strings.SplitSeq(v, ",") {
+			mt, _, _ := mime.ParseMediaType(strings.TrimSpace(part))
+			if mt == "text/event-stream" {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,200 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"runtime/debug"
+	"strings"
+
+	"github.com/codemode-dev/codemode/internal/strictjson"
+)
+
+// handlerFunc serves one endpoint; id is the path's board or run id. It
+// writes its answer itself and returns nil, or returns the error to send
+// (when it has written nothing yet).
+type handlerFunc func(w http.ResponseWriter, r *http.Request, id string) *httpError
+
+// endpoint is one path's handlers by method; HEAD is served where GET is.
+type endpoint struct {
+	get, post, delete handlerFunc
+}
+
+func (e endpoint) allow() []string {
+	var m []string
+	if e.get != nil {
+		m = append(m, http.MethodGet, http.MethodHead)
+	}
+	if e.post != nil {
+		m = append(m, http.MethodPost)
+	}
+	if e.delete != nil {
+		m = append(m, http.MethodDelete)
+	}
+	return append(m, http.MethodOptions)
+}
+
+func (e endpoint) handler(method string) handlerFunc {
+	switch method {
+	case http.MethodGet, http.MethodHead:
+		return e.get
+	case http.MethodPost:
+		return e.post
+	case http.MethodDelete:
+		return e.delete
+	}
+	return nil
+}
+
+// route finds the endpoint of an API path (under /v1/, or /healthz) and the
+// id in it.
+func (s *Server) route(path string) (endpoint, string, *httpError) {
+	if path == "/healthz" {
+		return endpoint{get: s.healthz}, "", nil
+	}
+	rest, _ := strings.CutPrefix(path, "/v1/")
+	parts := strings.Split(rest, "/")
+	switch {
+	case len(parts) == 1 && parts[0] == "tools":
+		return endpoint{get: s.handleTools}, "", nil
+	case len(parts) == 1 && parts[0] == "batch":
+		return endpoint{post: s.handleStatelessBatch}, "", nil
+	case len(parts) == 1 && parts[0] == "execute":
+		return endpoint{post: s.handleStatelessExecute}, "", nil
+	case len(parts) == 1 && parts[0] == "boards":
+		return endpoint{get: s.handleListBoards, post: s.handleCreateBoard}, "", nil
+	case len(parts) == 3 && parts[0] == "runs" && parts[2] == "approvals":
+		if !validBoardID(parts[1]) {
+			return endpoint{}, "", notFound("no run %s has calls waiting for approval", quoteID(parts[1]))
+		}
+		return endpoint{get: s.handleGetApprovals, post: s.handlePostApprovals}, parts[1], nil
+	case (len(parts) == 2 || len(parts) == 3) && parts[0] == "boards" && parts[1] != "":
+		e, ok := s.boardEndpoint(parts[2:])
+		if !ok {
+			break
+		}
+		if !validBoardID(parts[1]) {
+			return endpoint{}, "", badRequest("board id %s: want 1 to 64 of A-Z a-z 0-9 _ -", quoteID(parts[1]))
+		}
+		return e, parts[1], nil
+	}
+	return endpoint{}, "", notFound("no such endpoint: %s (see docs/http.md)", quoteID(path))
+}
+
+// boardEndpoint is the endpoint of /v1/boards/{id} and what follows it.
+func (s *Server) boardEndpoint(sub []string) (endpoint, bool) {
+	if len(sub) == 0 {
+		return endpoint{get: s.handleGetBoard, delete: s.handleDeleteBoard}, true
+	}
+	switch sub[0] {
+	case "events":
+		return endpoint{get: s.handleBoardEvents}, true
+	case "batch":
+		return endpoint{post: s.handleBoardBatch}, true
+	case "execute":
+		return endpoint{post: s.handleBoardExecute}, true
+	case "undo":
+		return endpoint{post: s.handleUndo}, true
+	case "redo":
+		return endpoint{post: s.handleRedo}, true
+	}
+	return endpoint{}, false
+}
+
+// ServeHTTP serves the API under /v1/, /healthz, and the web app at /.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	rw := &responseWriter{ResponseWriter: w}
+	defer s.recoverPanic(rw, r)
+	if !strings.HasPrefix(r.URL.Path, "/v1/") && r.URL.Path != "/healthz" {
+		s.serveWeb(rw, r)
+		return
+	}
+	e, id, herr := s.route(r.URL.Path)
+	if herr == nil {
+		herr = s.dispatch(rw, r, e, id)
+	}
+	if herr != nil {
+		writeError(rw, herr)
+	}
+}
+
+// dispatch applies what every API request goes through — CORS, OPTIONS,
+// the token, the method — and calls the endpoint's handler.
+func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, e endpoint, id string) *httpError {
+	if s.cors(w, r, e.allow()) {
+		return nil // a preflight, answered; it carries no token by design
+	}
+	if r.Method == http.MethodOptions {
+		w.Header().Set("Allow", strings.Join(e.allow(), ", "))
+		w.WriteHeader(http.StatusNoContent)
+		return nil
+	}
+	if r.URL.Path != "/healthz" && !s.authorized(r) {
+		return unauthorized()
+	}
+	h := e.handler(r.Method)
+	if h == nil {
+		return methodNotAllowed(r.Method, e.allow())
+	}
+	return h(w, r, id)
+}
+
+// serveWeb serves the web app's files.
+func (s *Server) serveWeb(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		writeError(w, methodNotAllowed(r.Method, []string{http.MethodGet, http.MethodHead}))
+		return
+	}
+	s.web.ServeHTTP(w, r)
+}
+
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request, _ string) *httpError {
+	if s.shuttingDown() {
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "shutting_down"})
+		return nil
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	return nil
+}
+
+// recoverPanic turns a handler's panic into a 500 with the error object
+// (when nothing was written yet) and a log line with the stack: a bug must
+// not take the process down, nor go unnoticed.
+func (s *Server) recoverPanic(w *responseWriter, r *http.Request) {
+	p := recover()
+	if p == nil {
+		return
+	}
+	if p == http.ErrAbortHandler {
+		panic(p) // the http.Server's way to abort a response quietly
+	}
+	s.log.Error("server: panic in a handler", "method", r.Method, "path", r.URL.Path, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+	if !w.wrote {
+		writeError(w, internal(errors.New("the handler failed; the server's log has the details")))
+		return
+	}
+	panic(http.ErrAbortHandler) // mid-answer: cut the connection so the client sees it fail
+}
+
+// responseWriter notes whether the answer has begun, for recoverPanic.
+// Unwrap lets http.ResponseController reach the connection (flushes, write
+// deadlines) through it.
+type responseWriter struct {
+	http.ResponseWriter
+	wrote bool
+}
+
+func (w *responseWriter) WriteHeader(code int) {
+	w.wrote = true
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *responseWriter) Write(b []byte) (int, error) {
+	w.wrote = true
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *responseWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// quoteID quotes an id or path from a URL for a message, cut short.
+func quoteID(s string) string { return strictjson.Quote(s) }

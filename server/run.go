@@ -1,0 +1,222 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"runtime/debug"
+	"strconv"
+
+	"github.com/codemode-dev/codemode/engine"
+	"github.com/codemode-dev/codemode/tools/whiteboard"
+)
+
+// runOutcome is what a run gives its handler: a rejection, or the answer.
+type runOutcome struct {
+	herr   *httpError // rejected before anything ran
+	runID  string
+	answer any           // the batch or execute result, as the CLI prints it
+	board  *boardOutcome // for a board run
+}
+
+// boardOutcome is what became of a board run's work: run_end's "board".
+type boardOutcome struct {
+	Version int64 `json:"version"`
+	// Committed: the board is as the run left it (false: rolled back, or
+	// the commit failed).
+	Committed bool `json:"committed"`
+}
+
+func (s *Server) handleStatelessBatch(w http.ResponseWriter, r *http.Request, _ string) *httpError {
+	return s.handleRun(w, r, engine.RunBatch, "")
+}
+
+func (s *Server) handleStatelessExecute(w http.ResponseWriter, r *http.Request, _ string) *httpError {
+	return s.handleRun(w, r, engine.RunScript, "")
+}
+
+func (s *Server) handleBoardBatch(w http.ResponseWriter, r *http.Request, id string) *httpError {
+	return s.handleRun(w, r, engine.RunBatch, id)
+}
+
+func (s *Server) handleBoardExecute(w http.ResponseWriter, r *http.Request, id string) *httpError {
+	return s.handleRun(w, r, engine.RunScript, id)
+}
+
+// handleRun runs a batch or a script, on a board or (boardID "") on a fresh
+// one thrown away after. The run has a goroutine of its own, so that the
+// handler can stream its events as they come, and so that a stream the
+// server drops for being too slow does not end the run: it finishes and
+// commits all the same. A client that goes away cancels its run.
+func (s *Server) handleRun(w http.ResponseWriter, r *http.Request, kind engine.RunKind, boardID string) *httpError {
+	data, herr := s.readJSONBody(w, r)
+	if herr != nil {
+		return herr
+	}
+	spec, herr := parseRun(kind, data, boardID != "")
+	if herr != nil {
+		return herr
+	}
+	var lb *liveBoard
+	if boardID != "" {
+		if lb, herr = s.boards.acquire(r.Context(), boardID); herr != nil {
+			return herr
+		}
+	}
+	if herr := s.startRun(); herr != nil {
+		s.boards.release(lb)
+		return herr
+	}
+	var sub *subscriber
+	if wantsStream(r) {
+		sub = newSubscriber(s.queueFrames)
+	}
+	sink := newSink(s, lb, sub)
+	ctx, cancel := context.WithCancel(s.base)
+	detach := context.AfterFunc(r.Context(), cancel)
+	out := make(chan runOutcome, 1)
+	go func() {
+		defer s.endRun()
+		defer cancel()
+		defer s.boards.release(lb)
+		out <- s.run(ctx, spec, sink)
+	}()
+	if sub == nil {
+		return answerRun(w, <-out)
+	}
+	return s.streamRun(w, r, sub, out, detach)
+}
+
+// run runs spec and settles its board; it never panics (a panic is logged
+// and answered as a 500).
+func (s *Server) run(ctx context.Context, spec runSpec, sink *runSink) (o runOutcome) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error("server: panic in a run", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			sink.discard()
+			o = runOutcome{herr: internal(fmt.Errorf("the run failed; the server's log has the details"))}
+		}
+	}()
+	lb := sink.board
+	sink.work = whiteboard.NewBoard()
+	var base int64
+	if lb != nil {
+		unlock, herr := s.lockForRun(ctx, lb, spec)
+		if herr != nil {
+			sink.discard()
+			return runOutcome{herr: herr}
+		}
+		defer unlock()
+		sink.work, base = lb.board.Clone(), lb.state.Version
+		lb.hub.setWorking(sink.work)
+		defer lb.hub.setWorking(nil)
+	}
+	rctx := sink.context(ctx)
+	var answer any
+	var ok bool
+	switch spec.kind {
+	case engine.RunBatch:
+		res, err := s.eng.Batch(rctx, spec.batch)
+		if err != nil {
+			sink.discard()
+			return runOutcome{herr: fromEngine(err)}
+		}
+		answer, ok = res, res.Summary.Successful == res.Summary.Total
+	default:
+		res, err := s.eng.Execute(rctx, spec.exec)
+		if err != nil {
+			sink.discard()
+			return runOutcome{herr: fromEngine(err)}
+		}
+		// The trace cut as the CLI cuts it: the answer is what `codemode
+		// run` prints.
+		var cut bool
+		if res.Calls, cut = s.eng.CapTrace(res.Calls); cut {
+			res.Warnings = append(res.Warnings, "the call trace was cut to fit the output limits (records marked truncated)")
+		}
+		answer, ok = res, res.Success
+	}
+	o = runOutcome{runID: sink.runID, answer: answer}
+	if lb != nil {
+		o.board = s.settle(lb, sink, base, ok || !spec.atomic)
+	}
+	sink.finish(mustJSON(answer), o.board)
+	if lb != nil && o.board != nil && !o.board.Committed {
+		if changed, _ := sink.boardChanged(); changed {
+			lb.hub.publishBoard(lb) // watchers drew the run's changes live: they go back
+		}
+	}
+	return o
+}
+
+// runHeaders are the headers of a run's answer.
+func runHeaders(o runOutcome) http.Header {
+	h := http.Header{}
+	if o.runID != "" {
+		h.Set("Codemode-Run-Id", o.runID)
+	}
+	if o.board != nil {
+		h.Set("Codemode-Board-Version", strconv.FormatInt(o.board.Version, 10))
+		h.Set("Codemode-Board-Committed", strconv.FormatBool(o.board.Committed))
+	}
+	return h
+}
+
+// answerRun sends a run's JSON answer: 200 with the result whether or not
+// the run succeeded (the result says), or the rejection.
+func answerRun(w http.ResponseWriter, o runOutcome) *httpError {
+	if o.herr != nil {
+		return o.herr
+	}
+	for k, v := range runHeaders(o) {
+		w.Header()[k] = v
+	}
+	writeJSON(w, http.StatusOK, o.answer)
+	return nil
+}
+
+// streamRun sends a run's events as they come, ending with run_end. The
+// answer starts with the first event, so a run rejected before it began is
+// still answered with its 4xx. If the client is dropped for being slow, the
+// run goes on without it.
+func (s *Server) streamRun(w http.ResponseWriter, r *http.Request, sub *subscriber, out <-chan runOutcome, detach func() bool) *httpError {
+	first, ok := <-sub.ch
+	if !ok && !sub.wasDropped() {
+		o := <-out
+		if o.herr != nil {
+			return o.herr
+		}
+		return internal(fmt.Errorf("run %s ended without events", o.runID))
+	}
+	h := http.Header{}
+	var start struct {
+		RunID string `json:"runId"`
+	}
+	if json.Unmarshal(dataOf(first), &start) == nil && start.RunID != "" {
+		h.Set("Codemode-Run-Id", start.RunID)
+	}
+	startStream(w, h)
+	err := s.pump(w, r, sub, first, nil)
+	if err != nil && err != errClientGone && r.Context().Err() == nil {
+		detach() // too slow a reader: the run finishes without it
+	}
+	return nil
+}
+
+// dataOf is the data line of a frame.
+func dataOf(frame []byte) []byte {
+	const prefix = "\ndata: "
+	for i := 0; i+len(prefix) <= len(frame); i++ {
+		if string(frame[i:i+len(prefix)]) == prefix {
+			rest := frame[i+len(prefix):]
+			for j, c := range rest {
+				if c == '\n' {
+					return rest[:j]
+				}
+			}
+			return rest
+		}
+	}
+	return nil
+}

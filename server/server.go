@@ -1,0 +1,260 @@
+// Package server is codemode's HTTP front end: the engine, the whiteboard's
+// tools and many boards kept in a Store, served as an http.Handler that a Go
+// program mounts under its own mux, or that `codemode serve` listens with.
+//
+// The API (docs/http.md) runs batch and code-mode requests, stateless or on
+// a board, and streams their events as server-sent events; every open view
+// of a board follows it live through GET /v1/boards/{id}/events. Runs on a
+// board are serialised, each committed as one undo step, and rolled back
+// when they fail. Calls that need a person's approval wait, parked under
+// their run's id, until a client answers POST /v1/runs/{runId}/approvals.
+package server
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/codemode-dev/codemode/engine"
+	"github.com/codemode-dev/codemode/server/web"
+	"github.com/codemode-dev/codemode/tools/whiteboard"
+)
+
+// Options configure a Server. Only Store is required.
+type Options struct {
+	// Store keeps the boards (NewMemoryStore, server/sqlitestore). The
+	// server does not close it: its owner does, after Shutdown.
+	Store Store
+	// Tools are added to the whiteboard's twelve (e.g. WASM tools).
+	Tools []engine.Tool
+	// Config is the engine's configuration; zero fields take the defaults.
+	Config engine.Config
+	// Runner runs code-mode scripts; nil is engine.InProcessRunner(). A
+	// long-lived server passes a worker pool (sandbox/worker), so that no
+	// script can take the process down.
+	Runner engine.ScriptRunner
+	// Approve chooses which calls wait for a person's decision: nil is
+	// GateDestructive; engine.GateWrites gates all but read-only tools;
+	// GateNone gates nothing.
+	Approve engine.ApprovalPolicy
+	// Token, if set, must come with every /v1 request as
+	// "Authorization: Bearer TOKEN".
+	Token string
+	// AllowOrigins are the exact origins (scheme://host[:port]) whose
+	// browser pages may call the API from elsewhere (CORS); none means no
+	// CORS headers at all.
+	AllowOrigins []string
+	// MaxBodyBytes caps a request body (413 beyond it); 0 means 4 MiB.
+	MaxBodyBytes int64
+	// MaxRuns caps the runs under way at once over all boards, the ones
+	// waiting for their board included (503 with Retry-After beyond it);
+	// 0 means 64.
+	MaxRuns int
+	// Logger gets the server's own log lines (a recovered panic, a store
+	// failure); nil is slog.Default().
+	Logger *slog.Logger
+	// Observer, if set, gets every event of every run too (e.g. an
+	// OpenTelemetry observer).
+	Observer engine.Observer
+}
+
+// Defaults of Options.
+const (
+	DefaultMaxBodyBytes = 4 << 20
+	DefaultMaxRuns      = 64
+)
+
+// Server is the HTTP front end. It is an http.Handler, safe for concurrent
+// use; Shutdown ends it.
+type Server struct {
+	store   Store
+	eng     *engine.Engine
+	log     *slog.Logger
+	web     http.Handler
+	token   string
+	origins map[string]bool
+	maxBody int64
+
+	// epoch names this server's lifetime in SSE event ids, so that an id
+	// from before a restart is never taken for one of this run's.
+	epoch       string
+	boardEpochs atomic.Uint64 // boards brought into memory, for their hubs' epochs
+
+	boards    *registry
+	approvals *approvals
+
+	// The bounds of waiting and writing, fields so that tests can shorten
+	// them.
+	heartbeat    time.Duration // between ": ping" comments on an idle stream
+	writeTimeout time.Duration // one write to a client, before it is dropped
+	storeTimeout time.Duration // one store call
+	queueFrames  int           // events a slow stream may fall behind before it is dropped
+
+	// mu guards closing, the start of runs and the WaitGroup runs, so that
+	// Shutdown's Wait never races a run's Add.
+	mu         sync.Mutex
+	closing    bool
+	running    int // runs under way, queued ones included
+	maxRuns    int
+	runs       sync.WaitGroup
+	base       context.Context // the parent of every run's context
+	cancelRuns context.CancelFunc
+	done       chan struct{} // closed by Shutdown once runs are over: streams end
+}
+
+// New builds the engine over the whiteboard's tools and opts.Tools and
+// returns the server. It fails only for what Options cannot be (no store,
+// tools the engine refuses, an invalid configuration), every problem at once.
+func New(opts Options) (*Server, error) {
+	if opts.Store == nil {
+		return nil, errors.New("server: Options.Store is required (NewMemoryStore keeps boards in memory)")
+	}
+	s := &Server{
+		store:        opts.Store,
+		log:          opts.Logger,
+		web:          web.Handler(),
+		token:        opts.Token,
+		maxBody:      opts.MaxBodyBytes,
+		maxRuns:      opts.MaxRuns,
+		epoch:        newEpoch(),
+		approvals:    newApprovals(),
+		heartbeat:    15 * time.Second,
+		writeTimeout: 10 * time.Second,
+		storeTimeout: 10 * time.Second,
+		queueFrames:  1024,
+		done:         make(chan struct{}),
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if s.maxBody <= 0 {
+		s.maxBody = DefaultMaxBodyBytes
+	}
+	if s.maxRuns <= 0 {
+		s.maxRuns = DefaultMaxRuns
+	}
+	if len(opts.AllowOrigins) > 0 {
+		s.origins = make(map[string]bool, len(opts.AllowOrigins))
+		for _, o := range opts.AllowOrigins {
+			s.origins[o] = true
+		}
+	}
+	policy := opts.Approve
+	if policy == nil {
+		policy = GateDestructive
+	}
+	b := engine.NewBuilder().
+		Add(whiteboard.Tools(nil)...).
+		Add(opts.Tools...).
+		WithConfig(opts.Config).
+		WithObserver(engine.ObserverFunc(s.observe)).
+		WithApprover(engine.ApproverFunc(s.approve)).
+		WithApprovalPolicy(policy).
+		WithScriptRunner(opts.Runner)
+	if opts.Observer != nil {
+		b.WithObserver(opts.Observer)
+	}
+	eng, err := b.Build()
+	if err != nil {
+		return nil, err
+	}
+	s.eng = eng
+	s.boards = newRegistry(s)
+	s.base, s.cancelRuns = context.WithCancel(context.Background())
+	return s, nil
+}
+
+// newEpoch is the server's start in base 36 and two random digits (two
+// servers may start in one millisecond), fixed width so that a board's
+// generation can follow it unambiguously.
+func newEpoch() string {
+	r := strconv.FormatUint(rand.Uint64N(36*36), 36)
+	return strconv.FormatInt(time.Now().UnixMilli(), 36) + strings.Repeat("0", 2-len(r)) + r
+}
+
+// Engine returns the server's engine: its tools, definitions and
+// configuration. Runs started on it directly have no HTTP client to ask, so
+// their gated calls are denied.
+func (s *Server) Engine() *engine.Engine { return s.eng }
+
+// GateDestructive is the server's default approval policy: a call waits for
+// a person only if its tool may destroy data — not read-only, and
+// destructiveHint set or left out (MCP's default is true). Of the
+// whiteboard's tools that is deleteObject.
+func GateDestructive(t *engine.Tool) bool {
+	a := t.Annotations
+	return !a.ReadOnlyHint && (a.DestructiveHint == nil || *a.DestructiveHint)
+}
+
+// GateNone is the approval policy under which no call waits.
+func GateNone(*engine.Tool) bool { return false }
+
+// startRun counts a run in, or refuses it: shutting down, or MaxRuns runs
+// already under way. The caller calls endRun when the run is over.
+func (s *Server) startRun() *httpError {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.closing:
+		return errShuttingDown()
+	case s.running >= s.maxRuns:
+		return unavailable("%d runs are under way, the most this server runs at once: try again shortly", s.maxRuns)
+	}
+	s.running++
+	s.runs.Add(1)
+	return nil
+}
+
+func (s *Server) endRun() {
+	s.mu.Lock()
+	s.running--
+	s.mu.Unlock()
+	s.runs.Done()
+}
+
+// shuttingDown reports whether Shutdown has begun: no new runs, and no
+// changes to boards from then on.
+func (s *Server) shuttingDown() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closing
+}
+
+// Shutdown stops the server gracefully: from its call on, /healthz answers
+// 503 and new runs and board changes are refused (503); runs under way may
+// finish until ctx ends, when they are canceled (and rolled back, unless
+// they asked for "atomic": false). Every run's commit is in the store before
+// Shutdown returns; then board streams end. It returns ctx's error if the
+// runs had to be canceled. Call it before http.Server.Shutdown, which waits
+// for streams that only this ends.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	first := !s.closing
+	s.closing = true
+	s.mu.Unlock()
+	finished := make(chan struct{})
+	go func() {
+		s.runs.Wait()
+		close(finished)
+	}()
+	var err error
+	select {
+	case <-finished:
+	case <-ctx.Done():
+		err = ctx.Err()
+		s.cancelRuns()
+		<-finished
+	}
+	s.cancelRuns()
+	if first {
+		close(s.done)
+	}
+	return err
+}

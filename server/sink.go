@@ -1,0 +1,184 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+
+	"github.com/codemode-dev/codemode/engine"
+	"github.com/codemode-dev/codemode/tools/whiteboard"
+)
+
+// sinkKey is the context key of a run's sink.
+type sinkKey struct{}
+
+// runSink is where one run's events go: the stream of the client that
+// started it (if it asked for one) and the streams of its board's watchers.
+// The engine has one observer for all runs and passes it the run's context,
+// so the server puts each run's sink into that context and routes by it:
+// runs never see each other's events, however many run at once.
+//
+// It also collects the board changes the whiteboard's tools report
+// (whiteboard.WithChanges) and hands each to its call's tool_call_end, and it
+// holds two events back: run_start until the run is known to go ahead (the
+// engine starts a batch's run before it rejects a malformed one, which then
+// answers 400 and streams nothing), and run_end until the run's board work is
+// settled, so that it can carry the result and the commit.
+type runSink struct {
+	s     *Server
+	board *liveBoard        // nil for a stateless run
+	work  *whiteboard.Board // the board the run works on
+	sub   *subscriber       // the POST stream; nil for a JSON answer
+
+	mu      sync.Mutex
+	runID   string
+	start   *engine.Event // run_start, held
+	started bool          // run_start has been sent
+	end     *engine.Event // the engine's run_end, held
+	changes map[string]whiteboard.Change
+	changed bool // a call of the run changed the board
+}
+
+func newSink(s *Server, lb *liveBoard, sub *subscriber) *runSink {
+	return &runSink{s: s, board: lb, sub: sub}
+}
+
+func sinkFrom(ctx context.Context) *runSink {
+	k, _ := ctx.Value(sinkKey{}).(*runSink)
+	return k
+}
+
+// context returns ctx carrying the sink, the run's board and the change
+// recorder.
+func (k *runSink) context(ctx context.Context) context.Context {
+	ctx = whiteboard.NewContext(ctx, k.work)
+	ctx = whiteboard.WithChanges(ctx, k.record)
+	return context.WithValue(ctx, sinkKey{}, k)
+}
+
+// record keeps a call's board change for its tool_call_end, which the engine
+// emits after the handler (and so record) has returned.
+func (k *runSink) record(ctx context.Context, c whiteboard.Change) {
+	info, _ := engine.CallFromContext(ctx)
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.changed = true
+	if k.changes == nil {
+		k.changes = make(map[string]whiteboard.Change)
+	}
+	k.changes[info.CallID] = c
+}
+
+// listened reports whether anyone may read the run's events.
+func (k *runSink) listened() bool { return k.sub != nil || k.board != nil }
+
+// observe takes one of the run's events from the engine.
+func (k *runSink) observe(ev engine.Event) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	switch ev.Type {
+	case engine.EventRunStart:
+		k.runID = ev.RunID
+		k.start = &ev
+		return
+	case engine.EventRunEnd:
+		k.end = &ev
+		return
+	}
+	k.sendStart()
+	var extra []field
+	if ev.Type == engine.EventToolCallEnd {
+		if c, ok := k.changes[ev.CallID]; ok {
+			delete(k.changes, ev.CallID)
+			extra = append(extra, field{"change", k.changeJSON(c)})
+		}
+	}
+	if k.listened() {
+		k.send(string(ev.Type), eventJSON(ev), extra...)
+	}
+}
+
+// changeJSON is a tool_call_end's "change": the objects the call created or
+// modified, the ids it removed, and the objects' SVG fragments.
+func (k *runSink) changeJSON(c whiteboard.Change) json.RawMessage {
+	data, err := json.Marshal(c)
+	if err != nil {
+		panic(err) // objects of finite numbers and strings: cannot fail
+	}
+	return data
+}
+
+// sendStart sends the held run_start, once, before any other event.
+func (k *runSink) sendStart() {
+	if k.started || k.start == nil {
+		return
+	}
+	k.started = true
+	if k.listened() {
+		k.send(string(engine.EventRunStart), eventJSON(*k.start))
+	}
+}
+
+// send delivers one event to the run's stream and its board's watchers
+// (these with the board's id). k.mu is held, so that both see the run's
+// events in one order.
+func (k *runSink) send(typ string, data []byte, extra ...field) {
+	data = withFields(data, extra...)
+	if k.sub != nil {
+		k.sub.push(frame("", typ, data))
+	}
+	if k.board != nil {
+		k.board.hub.publish(typ, withFields(data, field{"boardId", jsonString(k.board.id)}))
+	}
+}
+
+// finish sends run_end with the run's result and, for a board run, what
+// became of its work; then the client's stream ends.
+func (k *runSink) finish(result json.RawMessage, board *boardOutcome) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.sendStart()
+	if k.end != nil && k.listened() {
+		extra := []field{{"result", result}}
+		if board != nil {
+			extra = append(extra, field{"board", mustJSON(board)})
+		}
+		k.send(string(engine.EventRunEnd), eventJSON(*k.end), extra...)
+	}
+	if k.sub != nil {
+		k.sub.close()
+	}
+}
+
+// discard ends a run that was rejected before it ran: nothing of it is sent.
+func (k *runSink) discard() {
+	if k.sub != nil {
+		k.sub.close()
+	}
+}
+
+// boardChanged reports whether any call of the run changed its board, and
+// whether some change reached no tool_call_end (a call that changed the board
+// after the engine stopped waiting for it): watchers then need the board
+// whole.
+func (k *runSink) boardChanged() (changed, unsent bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.changed, len(k.changes) > 0
+}
+
+// observe is the engine's one observer: it opens a set of approvals for
+// POST /v1/runs/{runId}/approvals to answer before the set reaches the
+// Approver (so no answer can come too early), and routes the event to its
+// run's sink. Runs without a sink (started on Engine() directly) are not
+// the server's to report.
+func (s *Server) observe(ctx context.Context, ev engine.Event) {
+	k := sinkFrom(ctx)
+	if k == nil {
+		return
+	}
+	if ev.Type == engine.EventApprovalRequired {
+		s.approvals.open(ev.RunID, ev.Approvals)
+	}
+	k.observe(ev)
+}

@@ -1,0 +1,27 @@
+package server
+
+import (
+	"net/http"
+)
+
+// handleBoardEvents is a board's event stream: every event of every run on
+// it, from any client, and the board's own events (board, board_deleted),
+// so that every open view of the board follows it live. It begins with the
+// board as it is now, or, for a client resuming with Last-Event-ID, with the
+// events it missed. It ends when the board is deleted, the client goes away
+// or falls too far behind, or the server shuts down.
+func (s *Server) handleBoardEvents(w http.ResponseWriter, r *http.Request, id string) *httpError {
+	if s.shuttingDown() {
+		return errShuttingDown()
+	}
+	lb, herr := s.boards.acquire(r.Context(), id)
+	if herr != nil {
+		return herr
+	}
+	defer s.boards.release(lb)
+	q := lb.hub.subscribe(r.Header.Get("Last-Event-ID"), lb.committed)
+	defer lb.hub.unsubscribe(q)
+	startStream(w, nil)
+	s.pump(w, r, q, nil, s.done)
+	return nil
+}
