@@ -248,9 +248,10 @@ func (b *Board) Save(w io.Writer) error {
 	return err
 }
 
-// FileError is a problem with a board file: it cannot be read or is not a
-// board, or it cannot be written. Path is the file as given (a symbolic link
-// stays a link); Err says what is wrong, without the path.
+// FileError is a problem with a board file (or the SVG file of
+// SaveSVGFile): it cannot be read or is not a board, or it cannot be
+// written. Path is the file as given (a symbolic link stays a link); Err
+// says what is wrong, without the path.
 type FileError struct {
 	Path string
 	Err  error
@@ -278,13 +279,16 @@ func (b *Board) LoadFile(path string) error {
 // could not keep: path must be a writable regular file, or missing in an
 // existing directory where files can be made. A symbolic link is checked
 // for its target, which is what SaveFile writes.
-func CheckFile(path string) error {
+func CheckFile(path string) error { return checkFile(path, "board") }
+
+// checkFile is CheckFile for a file of the given kind ("board", "SVG").
+func checkFile(path, kind string) error {
 	target, err := resolveLinks(path)
 	if err != nil {
 		return &FileError{path, err}
 	}
 	dir := filepath.Dir(target)
-	if err := preferDirectory(checkTarget(target), func() error { return checkSaveDir(dir) }); err != nil {
+	if err := preferDirectory(checkTarget(target, kind), func() error { return checkSaveDir(dir) }); err != nil {
 		return &FileError{path, err}
 	}
 	return nil
@@ -329,19 +333,23 @@ func checkSaveDir(dir string) error {
 // one is made 0644); a symbolic link stays a link and its target is written.
 // A read-only file or one that is not a regular file is refused, not
 // replaced.
-func (b *Board) SaveFile(path string) error {
+func (b *Board) SaveFile(path string) error { return saveFile(path, "board", b.Save) }
+
+// saveFile is SaveFile for a file of the given kind ("board", "SVG") whose
+// content write writes.
+func saveFile(path, kind string, write func(io.Writer) error) error {
 	target, err := resolveLinks(path)
 	if err != nil {
 		return &FileError{path, err}
 	}
-	if err := checkTarget(target); err != nil {
+	if err := checkTarget(target, kind); err != nil {
 		return &FileError{path, err}
 	}
 	mode := fs.FileMode(0o644)
 	if fi, err := os.Stat(target); err == nil {
 		mode = fi.Mode().Perm()
 	}
-	if err := writeAtomic(target, mode, b.Save); err != nil {
+	if err := writeAtomic(target, mode, write); err != nil {
 		if derr := checkDir(filepath.Dir(target)); derr != nil {
 			err = derr // says it better than the failed create
 		}
@@ -388,8 +396,9 @@ func writeAtomic(target string, mode fs.FileMode, write func(io.Writer) error) e
 	return fserr.Pathless(err)
 }
 
-// checkTarget checks the file a save would replace, if there is one.
-func checkTarget(target string) error {
+// checkTarget checks the file a save would replace, if there is one; kind
+// is what the file should be ("board", "SVG").
+func checkTarget(target, kind string) error {
 	fi, err := os.Stat(target)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -397,6 +406,9 @@ func checkTarget(target string) error {
 	case err != nil:
 		return fserr.Pathless(err)
 	case fi.IsDir():
+		if kind == "SVG" {
+			return errors.New("is a directory, not an SVG file")
+		}
 		return errors.New("is a directory, not a board file")
 	case !fi.Mode().IsRegular():
 		return errors.New("is not a regular file")
