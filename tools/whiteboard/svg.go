@@ -65,7 +65,7 @@ const (
 	maxLines      = 80   // lines drawn of one text
 	maxLabelRunes = 200  // of a title or label
 	maxLabelWidth = 260  // a connector label's width on the board, before …
-	minFontSize   = 6  // the smallest text, in the smallest boxes
+	minFontSize   = 6    // the smallest text, in the smallest boxes
 	lineHeight    = 1.22 // in font sizes
 	boardMargin   = 40
 )
