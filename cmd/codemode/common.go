@@ -97,12 +97,7 @@ func runJob(j job, args []string, stdin io.Reader, stdout, stderr io.Writer) int
 	if hint := o.timeout.secondsHint(); hint != "" && out.timedOut {
 		fmt.Fprintf(stderr, "codemode: %s\n", hint)
 	}
-	if msg := s.saveBoard(); msg != "" {
-		// Not fail: the last resort carries the board's JSON, on lines.
-		fmt.Fprintf(stderr, "codemode: %s: %s\n", j.cmd, msg)
-		return exitFailed
-	}
-	if !out.ok {
+	if !s.save(j.cmd, stderr) || !out.ok {
 		return exitFailed
 	}
 	return exitOK
@@ -152,6 +147,9 @@ func openSession(o *options, timeoutOf string, earlier ...error) (*session, erro
 	add(err)
 	if o.board != "" {
 		add(s.loadBoard())
+	}
+	if o.svg != "" {
+		add(checkSVG(o))
 	}
 	if len(errs) == 0 && timeoutOf != "" && o.runner != "inprocess" {
 		// One script per command: one worker, started now, while the tools
@@ -411,6 +409,21 @@ func boardError(path string, err error) error {
 	return fmt.Errorf("--board %s: %v", path, err)
 }
 
+// save writes the board back to --board and its picture to --svg after
+// the run, says on stderr what could not be written and where the work was
+// put instead, and reports whether everything was written.
+func (s *session) save(cmd string, stderr io.Writer) bool {
+	ok := true
+	for _, msg := range []string{s.saveBoard(), s.saveSVG()} {
+		if msg != "" {
+			// Not fail: the board's last resort carries its JSON, on lines.
+			fmt.Fprintf(stderr, "codemode: %s: %s\n", cmd, msg)
+			ok = false
+		}
+	}
+	return ok
+}
+
 // saveBoard writes the board back to --board, and returns "" or the line
 // to print. A save that fails even so (the disk is full, the file was made
 // read-only during the run) keeps the work: the board is written beside the
@@ -437,6 +450,63 @@ func (s *session) saveBoard() string {
 	var b strings.Builder
 	s.board.Save(&b)
 	return fmt.Sprintf("%v: the board was not saved there, nor beside it or in %s; here it is:\n%s", why, os.TempDir(), strings.TrimSpace(b.String()))
+}
+
+// checkSVG checks that --svg can be written after the run, as loadBoard
+// checks --board, and that it is not the board file, which the picture
+// would replace.
+func checkSVG(o *options) error {
+	if o.board != "" && sameFile(o.board, o.svg) {
+		return fmt.Errorf("--svg %s: is the --board file; give the picture a file of its own", o.svg)
+	}
+	if err := whiteboard.CheckSVGFile(o.svg); err != nil {
+		return svgError(o.svg, err)
+	}
+	return nil
+}
+
+// sameFile reports whether two paths name one file: the same path, or
+// existing files that are one (through a link).
+func sameFile(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(fa, fb)
+}
+
+// svgError is an SVG file's error as the CLI says it.
+func svgError(path string, err error) error {
+	var fe *whiteboard.FileError
+	if errors.As(err, &fe) {
+		err = fe.Err
+	}
+	return fmt.Errorf("--svg %s: %v", path, err)
+}
+
+// saveSVG writes the board as a picture to --svg, and returns "" or the
+// line to print. A write that fails even so puts the picture beside the
+// file, or else into the temporary directory, and the line says where.
+func (s *session) saveSVG() string {
+	if s.o.svg == "" {
+		return ""
+	}
+	err := s.board.SaveSVGFile(s.o.svg)
+	if err == nil {
+		return ""
+	}
+	why := svgError(s.o.svg, err)
+	stamp := time.Now().Format("20060102-150405")
+	for _, try := range []struct{ dir, pattern string }{
+		{filepath.Dir(s.o.svg), filepath.Base(s.o.svg) + ".unsaved-" + stamp + "-*.svg"},
+		{os.TempDir(), "codemode-board-" + stamp + "-*.svg"},
+	} {
+		if name, err := writeNew(try.dir, try.pattern, s.board.WriteSVG); err == nil {
+			return fmt.Sprintf("%v: the picture was not written there; it is in %s", why, name)
+		}
+	}
+	return fmt.Sprintf("%v: the picture was not written there, nor beside it or in %s", why, os.TempDir())
 }
 
 // writeNew writes a new file in dir named after pattern (as os.CreateTemp).

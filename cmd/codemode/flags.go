@@ -19,6 +19,7 @@ import (
 type options struct {
 	config    string
 	board     string
+	svg       string
 	timeout   timeoutFlag
 	wasmDirs  dirList
 	wasmCache string
@@ -104,6 +105,8 @@ var flagSpecs = []flagSpec{
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var((*nonEmpty)(&o.wasmCache), n, "") }},
 	{"board", "FILE", "load the whiteboard from FILE (if it exists) and save it back\nafter the run", []string{"batch", "run"},
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var((*nonEmpty)(&o.board), n, "") }},
+	{"svg", "FILE", "write the board as an SVG picture to FILE after the run (with\nor without --board)", []string{"batch", "run"},
+		func(fs *flag.FlagSet, o *options, n string) { fs.Var((*nonEmpty)(&o.svg), n, "") }},
 	{"timeout", "DURATION", "whole-run timeout: 5s, 1m30s, or a number of milliseconds\n(defaults: batch 60s, script 30s; may only tighten --config's)", []string{"batch", "run"},
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var(&o.timeout, n, "") }},
 	{"runner", "worker|inprocess", "where scripts and WASM tool calls run (default worker: a worker\nprocess under OS limits, so a crash in it is that run's error)", []string{"batch", "run"},
