@@ -13,7 +13,8 @@ import (
 // approvals parks the sets of calls waiting for a person, by run id, until
 // POST /v1/runs/{runId}/approvals decides every call of a set (in one post
 // or several), or the engine's approval timeout ends the wait (and denies
-// the set).
+// the set). A set is parked when its approval_required event goes out and
+// leaves when the Approver's wait ends.
 type approvals struct {
 	mu   sync.Mutex
 	runs map[string][]*approvalSet
@@ -74,14 +75,20 @@ func (a *approvals) wait(ctx context.Context, runID string, reqs []engine.Approv
 	if set == nil {
 		return nil, fmt.Errorf("no client can be asked about run %s", runID)
 	}
-	select {
-	case <-set.done:
-	case <-ctx.Done():
+	// The set stays parked until here, even when decided before the
+	// Approver asked (a quick client), and leaves with the wait.
+	defer func() {
 		a.mu.Lock()
 		a.remove(set)
 		a.mu.Unlock()
+	}()
+	select {
+	case <-set.done:
+	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	out := make([]engine.Decision, len(reqs))
 	for i, r := range reqs {
 		out[i] = set.decisions[r.CallID]
@@ -122,17 +129,16 @@ var errNoApprovals = errors.New("no calls waiting")
 func (a *approvals) decide(runID string, ds []decision, invalid bool) (pending []string, problems []string, err error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	sets := a.runs[runID]
-	if len(sets) == 0 {
-		return nil, nil, errNoApprovals
-	}
 	owner := make(map[string]*approvalSet)
-	for _, set := range sets {
+	for _, set := range a.runs[runID] {
 		for _, r := range set.reqs {
 			if _, decided := set.decisions[r.CallID]; !decided {
 				owner[r.CallID] = set
 			}
 		}
+	}
+	if len(owner) == 0 {
+		return nil, nil, errNoApprovals
 	}
 	seen := make(map[string]bool)
 	for i, d := range ds {
@@ -152,7 +158,6 @@ func (a *approvals) decide(runID string, ds []decision, invalid bool) (pending [
 		set := owner[d.CallID]
 		set.decisions[d.CallID] = engine.Decision{Approved: *d.Approved, Reason: d.Reason}
 		if len(set.decisions) == len(set.reqs) {
-			a.remove(set)
 			close(set.done)
 		}
 	}

@@ -77,10 +77,12 @@ func (s *Server) handleCreateBoard(w http.ResponseWriter, r *http.Request, _ str
 		if n := len([]rune(req.Name)); n > maxNameChars {
 			p.Addf("name", "%d characters, more than the %d allowed", n, maxNameChars)
 		}
-		doc = mustJSON(map[string]json.RawMessage{"objects": orEmpty(req.Objects)})
-		if err := whiteboard.NewBoard().UnmarshalJSON(doc); err != nil {
+		// Stored as the whiteboard writes it (connector geometry derived).
+		b := whiteboard.NewBoard()
+		if err := b.UnmarshalJSON(mustJSON(map[string]json.RawMessage{"objects": orEmpty(req.Objects)})); err != nil {
 			addBoardProblems(p, err)
 		}
+		doc = mustJSON(b)
 	}
 	if err := p.Err(); err != nil {
 		return badRequest("%v", err)
@@ -160,5 +162,16 @@ func (s *Server) handleGetBoard(w http.ResponseWriter, r *http.Request, id strin
 	defer s.boards.release(lb)
 	st, b := lb.committed()
 	writeJSON(w, http.StatusOK, boardBody(st, b))
+	return nil
+}
+
+func (s *Server) handleBoardSVG(w http.ResponseWriter, r *http.Request, id string) *httpError {
+	lb, herr := s.boards.acquire(r.Context(), id)
+	if herr != nil {
+		return herr
+	}
+	defer s.boards.release(lb)
+	_, b := lb.committed()
+	writeBody(w, http.StatusOK, "image/svg+xml", boardSVG(b))
 	return nil
 }

@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/codemode-dev/codemode/engine"
 )
 
 // newTestServer returns a server over a memory store, shut down (with its
@@ -83,4 +86,116 @@ func errorOf(t *testing.T, data []byte) (code, message string) {
 		t.Fatalf("not an error answer (%v):\n%s", err, data)
 	}
 	return v.Error.Code, v.Error.Message
+}
+
+// serveHTTP serves s on a loopback port for tests that stream, closed with
+// the test (after the server's own shutdown, which ends its streams).
+func serveHTTP(t *testing.T, s *Server) (*httptest.Server, *http.Client) {
+	t.Helper()
+	ts := httptest.NewServer(s)
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		s.Shutdown(ctx)
+		ts.Close()
+		client.CloseIdleConnections()
+	})
+	return ts, client
+}
+
+// post sends a JSON POST to a live server.
+func post(t *testing.T, c *http.Client, url, body string, header ...string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	res, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// get sends a GET to a live server.
+func get(t *testing.T, c *http.Client, url string, header ...string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	res, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// gate is a tool that blocks until the test opens it (or its call is
+// canceled), to hold a run under way; entered reports each call that is
+// waiting.
+type gate struct {
+	open    chan struct{}
+	entered chan string
+}
+
+func newGate() *gate { return &gate{open: make(chan struct{}), entered: make(chan string, 100)} }
+
+func (g *gate) tool() engine.Tool {
+	return engine.Tool{
+		Name:        "test.wait",
+		Description: "Wait until the test lets the call go.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"tag":{"type":"string"}}}`),
+		Annotations: engine.Annotations{ReadOnlyHint: true},
+		Handler: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+			var a struct{ Tag string }
+			json.Unmarshal(args, &a)
+			g.entered <- a.Tag
+			select {
+			case <-g.open:
+				return json.RawMessage(`{"ok":true}`), nil
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		},
+	}
+}
+
+// waitEntered waits for a call of the gate tool.
+func (g *gate) waitEntered(t *testing.T) string {
+	t.Helper()
+	select {
+	case tag := <-g.entered:
+		return tag
+	case <-time.After(10 * time.Second):
+		t.Fatal("no call reached the gate within 10 s")
+		return ""
+	}
+}
+
+// createBoard makes a board through the API.
+func createBoard(t *testing.T, h http.Handler, id string) {
+	t.Helper()
+	res, body := do(t, h, "POST", "/v1/boards", `{"id":"`+id+`"}`)
+	if res.StatusCode != http.StatusCreated {
+		t.Fatalf("creating board %s: %d %s", id, res.StatusCode, body)
+	}
+}
+
+// sticky is a batch operation creating a sticky note.
+func sticky(text string, x int) string {
+	return fmt.Sprintf(`{"tool":"createStickyNote","args":{"text":%q,"x":%d,"y":0}}`, text, x)
+}
+
+// batchOf is a batch request of operations.
+func batchOf(ops ...string) string {
+	return `{"operations":[` + strings.Join(ops, ",") + `]}`
 }

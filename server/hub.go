@@ -59,6 +59,7 @@ type boardEvent struct {
 	UndoSteps int                 `json:"undoSteps"`
 	RedoSteps int                 `json:"redoSteps"`
 	Objects   []whiteboard.Object `json:"objects"`
+	SVG       string              `json:"svg"`
 }
 
 func boardEventJSON(id string, st BoardState, b *whiteboard.Board) []byte {
@@ -66,7 +67,7 @@ func boardEventJSON(id string, st BoardState, b *whiteboard.Board) []byte {
 	if objs == nil {
 		objs = []whiteboard.Object{}
 	}
-	return mustJSON(boardEvent{BoardID: id, Version: st.Version, UndoSteps: st.UndoSteps, RedoSteps: st.RedoSteps, Objects: objs})
+	return mustJSON(boardEvent{BoardID: id, Version: st.Version, UndoSteps: st.UndoSteps, RedoSteps: st.RedoSteps, Objects: objs, SVG: string(boardSVG(b))})
 }
 
 // publishBoard sends the committed board to every watcher (after a

@@ -9,6 +9,7 @@ import (
 
 	"github.com/codemode-dev/codemode/engine"
 	"github.com/codemode-dev/codemode/internal/strictjson"
+	"github.com/codemode-dev/codemode/internal/suggest"
 )
 
 // runSpec is a parsed run request: a batch or a script, and whether a
@@ -49,7 +50,7 @@ func parseRun(kind engine.RunKind, data []byte, withAtomic bool) (runSpec, *http
 		spec.exec, err = engine.ParseExecuteRequest(data)
 	}
 	if err != nil {
-		problems = append(problems, engine.AsError(err, engine.CodeBadRequest).Message)
+		problems = append(problems, engineProblems(err, withAtomic)...)
 	}
 	if len(problems) > 0 {
 		return runSpec{}, badRequest("%s", strings.Join(problems, "; "))
@@ -121,4 +122,31 @@ func problemText(err error) string {
 		return se.Problems[0].Message
 	}
 	return err.Error()
+}
+
+// engineProblems lists the problems of the engine's parse error. On a board
+// the request has one member more than the engine knows, so that an unknown
+// member near "atomic" is pointed to it, and a list of the known members
+// includes it.
+func engineProblems(err error, withAtomic bool) []string {
+	var se *strictjson.Error
+	if !withAtomic || !errors.As(err, &se) {
+		return []string{engine.AsError(err, engine.CodeBadRequest).Message}
+	}
+	var out []string
+	for _, p := range se.Problems {
+		top := !strings.ContainsAny(p.Path, ".[")
+		if top && p.Path != "" && strings.HasPrefix(p.Message, "unknown field") {
+			if near := suggest.Names(p.Path, []string{"atomic"}); len(near) > 0 {
+				p.Message = `unknown field (did you mean "atomic"?)`
+			} else if list, ok := strings.CutSuffix(p.Message, ")"); ok && strings.Contains(list, "(the fields here are ") {
+				p.Message = list + ", atomic)"
+			}
+		}
+		out = append(out, p.Error())
+	}
+	if se.More > 0 {
+		out = append(out, fmt.Sprintf("and %d more problems", se.More))
+	}
+	return out
 }

@@ -91,7 +91,7 @@ func (s *Server) cors(w http.ResponseWriter, r *http.Request, allow []string) bo
 	h := w.Header()
 	h.Set("Access-Control-Allow-Origin", origin)
 	h.Add("Vary", "Origin")
-	if r.Method != http.MethodOptions || r.Header.Get("Access-Control-Request-Method") == "" {
+	if len(allow) == 0 || r.Method != http.MethodOptions || r.Header.Get("Access-Control-Request-Method") == "" {
 		h.Set("Access-Control-Expose-Headers", exposed)
 		return false
 	}

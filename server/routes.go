@@ -87,6 +87,8 @@ func (s *Server) boardEndpoint(sub []string) (endpoint, bool) {
 		return endpoint{get: s.handleGetBoard, delete: s.handleDeleteBoard}, true
 	}
 	switch sub[0] {
+	case "svg":
+		return endpoint{get: s.handleBoardSVG}, true
 	case "events":
 		return endpoint{get: s.handleBoardEvents}, true
 	case "batch":
@@ -112,6 +114,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	e, id, herr := s.route(r.URL.Path)
 	if herr == nil {
 		herr = s.dispatch(rw, r, e, id)
+	} else {
+		// An unknown path's answer is readable by an allowed page, and
+		// a client without the token learns only that it needs one.
+		s.cors(rw, r, nil)
+		if !s.authorized(r) {
+			herr = unauthorized()
+		}
 	}
 	if herr != nil {
 		writeError(rw, herr)

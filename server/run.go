@@ -140,6 +140,7 @@ func (s *Server) run(ctx context.Context, spec runSpec, sink *runSink) (o runOut
 	o = runOutcome{runID: sink.runID, answer: answer}
 	if lb != nil {
 		o.board = s.settle(lb, sink, base, ok || !spec.atomic)
+		lb.hub.setWorking(nil) // before the rollback's board event, which a new watcher must not miss
 	}
 	sink.finish(mustJSON(answer), o.board)
 	if lb != nil && o.board != nil && !o.board.Committed {

@@ -86,26 +86,29 @@ func (k *runSink) observe(ev engine.Event) {
 		return
 	}
 	k.sendStart()
+	c, changed := k.changes[ev.CallID]
+	if ev.Type == engine.EventToolCallEnd && changed {
+		delete(k.changes, ev.CallID)
+	}
+	if !k.listened() {
+		return
+	}
 	var extra []field
-	if ev.Type == engine.EventToolCallEnd {
-		if c, ok := k.changes[ev.CallID]; ok {
-			delete(k.changes, ev.CallID)
-			extra = append(extra, field{"change", k.changeJSON(c)})
-		}
+	if ev.Type == engine.EventToolCallEnd && changed {
+		extra = append(extra, field{"change", k.changeJSON(c)})
 	}
-	if k.listened() {
-		k.send(string(ev.Type), eventJSON(ev), extra...)
-	}
+	k.send(string(ev.Type), eventJSON(ev), extra...)
 }
 
 // changeJSON is a tool_call_end's "change": the objects the call created or
-// modified, the ids it removed, and the objects' SVG fragments.
+// modified (in their state after it), the ids it removed, and the objects'
+// SVG fragments, each exactly the <g> the board's SVG has for it, so that a
+// client inserts or replaces it as is.
 func (k *runSink) changeJSON(c whiteboard.Change) json.RawMessage {
-	data, err := json.Marshal(c)
-	if err != nil {
-		panic(err) // objects of finite numbers and strings: cannot fail
-	}
-	return data
+	return mustJSON(struct {
+		whiteboard.Change
+		SVG map[string]string `json:"svg,omitempty"`
+	}{c, k.work.ChangeSVG(c)})
 }
 
 // sendStart sends the held run_start, once, before any other event.

@@ -98,6 +98,8 @@ func (s *Server) pump(w http.ResponseWriter, r *http.Request, q *subscriber, fir
 		}
 		return rc.Flush()
 	}
+	// A deadline left on the connection would cut its next answer short.
+	defer rc.SetWriteDeadline(time.Time{})
 	var buf bytes.Buffer
 	buf.Write(first)
 	if err := write(buf.Bytes()); err != nil {
