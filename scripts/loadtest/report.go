@@ -1,0 +1,250 @@
+package main
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"sync"
+	"time"
+)
+
+// Report is a load run's result.
+type Report struct {
+	Config       Config `json:"-"`
+	Target       string `json:"target"`
+	Script       string `json:"script"`
+	SelfMeasured bool   `json:"selfMeasured"` // RSS and CPU are this process's, the clients' included
+	LoadAverage  string `json:"loadAverage"`  // /proc/loadavg before the load
+	NumCPU       int    `json:"numCPU"`
+	GoVersion    string `json:"goVersion"`
+
+	Window       time.Duration     `json:"window"` // from the window's start to the last measured answer
+	Runs         int               `json:"runs"`   // measured requests, failed ones included
+	RunsPerSec   float64           `json:"runsPerSec"`
+	Latency      Latency           `json:"latency"`
+	Errors       int               `json:"errors"`
+	ErrorKinds   map[string]int    `json:"errorKinds,omitempty"`
+	ErrorSample  map[string]string `json:"errorSamples,omitempty"`
+	WarmupErrors int               `json:"warmupErrors"`
+	Resets       int               `json:"resets"` // boards replaced (--reset)
+
+	Events      int64          `json:"events"` // SSE events the watchers read while measuring
+	WatchErrors map[string]int `json:"watchErrors,omitempty"`
+
+	BoardsChecked int      `json:"boardsChecked"`
+	BoardProblems []string `json:"boardProblems,omitempty"`
+
+	// RSS and CPU of the server's process (with its worker processes as
+	// children): after the boards were made (idle), when the window opened,
+	// when it closed, and the peak of samples taken every 250 ms. nil when
+	// the process is not known (--url without --pid) or there is no /proc.
+	RSSIdle  *procSample `json:"rssIdle,omitempty"`
+	RSSStart *procSample `json:"rssStart,omitempty"`
+	RSSEnd   *procSample `json:"rssEnd,omitempty"`
+	RSSPeak  *procSample `json:"rssPeak,omitempty"` // RSS and ChildRSS: the highest of each
+	// CPU time used during the window: by the server's process, by its
+	// workers, and by this process when it is not the server.
+	ServerCPU time.Duration `json:"serverCPU"`
+	WorkerCPU time.Duration `json:"workerCPU"`
+	ClientCPU time.Duration `json:"clientCPU"`
+	// MachineCPU is the busy time of the whole machine during the window
+	// (/proc/stat), StolenCPU what the hypervisor took: MachineCPU minus
+	// the above is what else ran meanwhile.
+	MachineCPU time.Duration `json:"machineCPU"`
+	StolenCPU  time.Duration `json:"stolenCPU"`
+}
+
+// Latency is the distribution of the measured requests' times.
+type Latency struct {
+	P50, P90, P99, Max, Mean time.Duration
+}
+
+// add merges the clients' numbers into the report.
+func (r *Report) add(clients []*client) {
+	var all []time.Duration
+	for _, c := range clients {
+		all = append(all, c.lat...)
+		r.Resets += c.resets
+		r.WarmupErrors += c.warmupErrors
+		for k, n := range c.errors {
+			if r.ErrorKinds == nil {
+				r.ErrorKinds, r.ErrorSample = map[string]int{}, map[string]string{}
+			}
+			r.ErrorKinds[k] += n
+			r.Errors += n
+			if _, ok := r.ErrorSample[k]; !ok {
+				r.ErrorSample[k] = c.sample[k]
+			}
+		}
+	}
+	r.Runs = len(all)
+	if r.Window > 0 {
+		r.RunsPerSec = float64(r.Runs) / r.Window.Seconds()
+	}
+	r.Latency = latencies(all)
+}
+
+// latencies computes the percentiles (nearest rank) of ds, which it sorts.
+func latencies(ds []time.Duration) Latency {
+	if len(ds) == 0 {
+		return Latency{}
+	}
+	slices.Sort(ds)
+	rank := func(p float64) time.Duration {
+		i := int(p/100*float64(len(ds))+0.999999) - 1
+		return ds[max(0, min(i, len(ds)-1))]
+	}
+	var sum time.Duration
+	for _, d := range ds {
+		sum += d
+	}
+	return Latency{P50: rank(50), P90: rank(90), P99: rank(99), Max: ds[len(ds)-1], Mean: sum / time.Duration(len(ds))}
+}
+
+// WriteJSON writes the report as indented JSON.
+func (r *Report) WriteJSON(w io.Writer) {
+	b, _ := json.MarshalIndent(r, "", "  ")
+	fmt.Fprintf(w, "%s\n", b)
+}
+
+// WriteText writes the report for a person.
+func (r *Report) WriteText(w io.Writer) {
+	c := r.Config
+	ms := func(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d)/1e6) }
+	mib := func(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
+	fmt.Fprintf(w, "target:    %s\n", r.Target)
+	fmt.Fprintf(w, "machine:   %d CPUs, %s, load average before: %s\n", r.NumCPU, r.GoVersion, r.LoadAverage)
+	what := "POST /v1/boards/{id}/" + c.Mode
+	fmt.Fprintf(w, "load:      %d clients, each on its own board, %s (%s), %v after %v of warm-up", c.Clients, what, r.Script, c.Duration, c.Warmup)
+	if c.Reset > 0 {
+		fmt.Fprintf(w, ", boards replaced every %d runs (%d replaced)", c.Reset, r.Resets)
+	}
+	if c.Watchers > 0 {
+		fmt.Fprintf(w, ", %d SSE watcher(s) per board", c.Watchers)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "runs:      %d in %.2f s = %.1f runs/s\n", r.Runs, r.Window.Seconds(), r.RunsPerSec)
+	l := r.Latency
+	fmt.Fprintf(w, "latency:   p50 %s, p90 %s, p99 %s, max %s (mean %s)\n", ms(l.P50), ms(l.P90), ms(l.P99), ms(l.Max), ms(l.Mean))
+	fmt.Fprintf(w, "errors:    %d", r.Errors)
+	if r.WarmupErrors > 0 {
+		fmt.Fprintf(w, " (and %d during the warm-up)", r.WarmupErrors)
+	}
+	fmt.Fprintln(w)
+	for _, k := range slices.Sorted(maps.Keys(r.ErrorKinds)) {
+		fmt.Fprintf(w, "           %6d  %s: %s\n", r.ErrorKinds[k], k, cut(r.ErrorSample[k], 200))
+	}
+	if c.Watchers > 0 {
+		fmt.Fprintf(w, "events:    %d SSE events read while measuring (%.0f/s)", r.Events, float64(r.Events)/r.Window.Seconds())
+		for _, k := range slices.Sorted(maps.Keys(r.WatchErrors)) {
+			fmt.Fprintf(w, "; %d watcher errors: %s", r.WatchErrors[k], k)
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "boards:    %d checked", r.BoardsChecked)
+	if len(r.BoardProblems) == 0 {
+		fmt.Fprintf(w, ", each holds exactly what its successful runs made\n")
+	} else {
+		fmt.Fprintf(w, ", %d wrong:\n", len(r.BoardProblems))
+		for _, p := range r.BoardProblems {
+			fmt.Fprintf(w, "           %s\n", p)
+		}
+	}
+	if r.RSSStart == nil || r.RSSEnd == nil {
+		fmt.Fprintf(w, "memory:    not measured (give --pid with --url; needs Linux /proc)\n")
+		return
+	}
+	who := "server"
+	if r.SelfMeasured {
+		who = "this process (server and clients)"
+	}
+	s, e, p := r.RSSStart, r.RSSEnd, r.RSSPeak
+	fmt.Fprintf(w, "RSS:       %s: idle %s, start %s, end %s, peak %s (peak since it started: %s)\n",
+		who, mib(cmp.Or(r.RSSIdle, s).RSS), mib(s.RSS), mib(e.RSS), mib(p.RSS), mib(e.HWM))
+	if s.Children > 0 || e.Children > 0 {
+		fmt.Fprintf(w, "           workers: %d processes at the start, %d at the end: %s, %s, peak %s in all\n",
+			s.Children, e.Children, mib(s.ChildRSS), mib(e.ChildRSS), mib(p.ChildRSS))
+	}
+	runs := float64(max(r.Runs, 1))
+	perRun := func(d time.Duration) string { return fmt.Sprintf("%.2f ms/run", float64(d)/1e6/runs) }
+	cores := func(d time.Duration) string { return fmt.Sprintf("%.2f cores", d.Seconds()/r.Window.Seconds()) }
+	fmt.Fprintf(w, "CPU:       %s %s (%s)", who, perRun(r.ServerCPU), cores(r.ServerCPU))
+	if r.WorkerCPU > 0 {
+		fmt.Fprintf(w, ", workers %s (%s)", perRun(r.WorkerCPU), cores(r.WorkerCPU))
+	}
+	if !r.SelfMeasured {
+		fmt.Fprintf(w, ", load generator %s (%s)", perRun(r.ClientCPU), cores(r.ClientCPU))
+	}
+	total := r.ServerCPU + r.WorkerCPU + r.ClientCPU
+	fmt.Fprintf(w, "; total %s (%s)\n", perRun(total), cores(total))
+	if r.MachineCPU > 0 {
+		other := r.MachineCPU - total
+		if r.SelfMeasured {
+			other = r.MachineCPU - r.ServerCPU - r.WorkerCPU
+		}
+		fmt.Fprintf(w, "machine:   %s of %d busy during the window; anything else running: %s; stolen by the hypervisor: %s\n",
+			cores(r.MachineCPU), r.NumCPU, cores(max(other, 0)), cores(r.StolenCPU))
+	}
+}
+
+// sampler reads a process's RSS and CPU, and samples its peak RSS.
+type sampler struct {
+	pid int
+}
+
+func newSampler(pid int) *sampler { return &sampler{pid: pid} }
+
+// now samples the process, nil when it cannot.
+func (s *sampler) now() *procSample {
+	if s.pid <= 0 {
+		return nil
+	}
+	ps, err := sampleProc(s.pid)
+	if err != nil {
+		return nil
+	}
+	return &ps
+}
+
+// watch samples every 250 ms until the returned function is called, which
+// returns the peaks (nil when nothing could be sampled).
+func (s *sampler) watch() func() *procSample {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	var peak *procSample
+	record := func() {
+		ps := s.now()
+		if ps == nil {
+			return
+		}
+		if peak == nil {
+			peak = ps
+			return
+		}
+		peak.RSS = max(peak.RSS, ps.RSS)
+		peak.ChildRSS = max(peak.ChildRSS, ps.ChildRSS)
+		peak.Children = max(peak.Children, ps.Children)
+	}
+	wg.Go(func() {
+		t := time.NewTicker(250 * time.Millisecond)
+		defer t.Stop()
+		record()
+		for {
+			select {
+			case <-done:
+				record()
+				return
+			case <-t.C:
+				record()
+			}
+		}
+	})
+	return func() *procSample {
+		close(done)
+		wg.Wait()
+		return peak
+	}
+}

@@ -1,0 +1,227 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/codemode-dev/codemode/engine"
+	"github.com/codemode-dev/codemode/sandbox/worker"
+	"github.com/codemode-dev/codemode/server"
+	"github.com/codemode-dev/codemode/server/sqlitestore"
+)
+
+// target is the server under load.
+type target struct {
+	base string // http://127.0.0.1:PORT, no final slash
+	desc string // for the report
+	// pid is the server's process, whose RSS and CPU are reported (0: not
+	// known); self says it is this process, the clients included.
+	pid  int
+	self bool
+	stop func(ctx context.Context) error
+}
+
+// startTarget starts or finds the server the configuration names.
+func startTarget(ctx context.Context, cfg Config, logw io.Writer) (*target, error) {
+	switch {
+	case cfg.URL != "":
+		desc := "the server at " + cfg.URL
+		if cfg.PID > 0 {
+			desc += fmt.Sprintf(" (process %d)", cfg.PID)
+		}
+		return &target{base: strings.TrimSuffix(cfg.URL, "/"), desc: desc, pid: cfg.PID,
+			stop: func(context.Context) error { return nil }}, nil
+	case cfg.ServeBinary != "":
+		return startServe(ctx, cfg, logw)
+	}
+	return startInProcess(cfg, logw)
+}
+
+// startInProcess serves server.New on 127.0.0.1:0 in this process, with the
+// SQLite store in a temporary directory (or the memory store) and the
+// worker pool (or the in-process runner).
+func startInProcess(cfg Config, logw io.Writer) (_ *target, err error) {
+	var cleanup []func() error
+	defer func() {
+		if err != nil {
+			for i := len(cleanup) - 1; i >= 0; i-- {
+				cleanup[i]()
+			}
+		}
+	}()
+	var store server.Store
+	storeDesc := "memory store"
+	if cfg.Store == "sqlite" {
+		dir, err := os.MkdirTemp("", "codemode-loadtest-")
+		if err != nil {
+			return nil, err
+		}
+		cleanup = append(cleanup, func() error { return os.RemoveAll(dir) })
+		st, err := sqlitestore.Open(filepath.Join(dir, "boards.db"), sqlitestore.Options{})
+		if err != nil {
+			return nil, err
+		}
+		cleanup = append(cleanup, st.Close)
+		store, storeDesc = st, "SQLite store in "+dir
+	} else {
+		store = server.NewMemoryStore()
+		cleanup = append(cleanup, store.Close)
+	}
+	var runner engine.ScriptRunner
+	if cfg.Runner == "worker" {
+		pool, err := worker.New(worker.Config{})
+		if err != nil {
+			return nil, err
+		}
+		cleanup = append(cleanup, pool.Close)
+		runner = pool
+	}
+	srv, err := server.New(server.Options{
+		Store:  store,
+		Runner: runner,
+		Logger: slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	})
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	stop := func(ctx context.Context) error {
+		errs := []error{srv.Shutdown(ctx), hs.Shutdown(ctx)}
+		if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+			errs = append(errs, err)
+		}
+		for i := len(cleanup) - 1; i >= 0; i-- {
+			errs = append(errs, cleanup[i]())
+		}
+		return errors.Join(errs...)
+	}
+	return &target{
+		base: "http://" + ln.Addr().String(),
+		desc: fmt.Sprintf("server.New in this process (runner %s, %s)", cfg.Runner, storeDesc),
+		pid:  os.Getpid(),
+		self: true,
+		stop: stop,
+	}, nil
+}
+
+// readyLine is what codemode serve prints on stderr once it listens.
+var readyLine = regexp.MustCompile(`serving on (http://[^\s/]+)/`)
+
+// startServe starts "BIN serve --addr 127.0.0.1:0 --data TMPDIR --runner R"
+// and waits for its ready line, which names the port. Its stderr after that
+// goes to logw (the first lines; the rest are counted).
+func startServe(ctx context.Context, cfg Config, logw io.Writer) (_ *target, err error) {
+	bin := cfg.ServeBinary
+	if !strings.Contains(bin, string(filepath.Separator)) {
+		bin = "." + string(filepath.Separator) + bin // a file here, not one on $PATH
+	}
+	dir, err := os.MkdirTemp("", "codemode-loadtest-")
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--data", dir, "--runner", cfg.Runner)
+	cmd.Stdout = io.Discard
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("--serve: %v", err)
+	}
+	exited := make(chan error, 1)
+	ready := make(chan string, 1)
+	var early strings.Builder // stderr before the ready line, for the error
+	var logged sync.WaitGroup
+	logged.Go(func() {
+		sc := bufio.NewScanner(stderr)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		found, shown, hidden := false, 0, 0
+		for sc.Scan() {
+			line := sc.Text()
+			if !found {
+				if m := readyLine.FindStringSubmatch(line); m != nil {
+					found = true
+					ready <- m[1]
+					continue
+				}
+				early.WriteString(line + "\n")
+				continue
+			}
+			if shown < 20 {
+				fmt.Fprintf(logw, "serve: %s\n", line)
+				shown++
+			} else {
+				hidden++
+			}
+		}
+		if hidden > 0 {
+			fmt.Fprintf(logw, "serve: (%d more lines on stderr not shown)\n", hidden)
+		}
+	})
+	go func() { logged.Wait(); exited <- cmd.Wait() }()
+	kill := func() {
+		cmd.Process.Kill()
+		<-exited
+		os.RemoveAll(dir)
+	}
+	var base string
+	select {
+	case base = <-ready:
+	case err := <-exited:
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("--serve: %s serve ended before it was ready (%v): %s", bin, err, strings.TrimSpace(early.String()))
+	case <-time.After(setupBound):
+		kill()
+		return nil, fmt.Errorf("--serve: %s serve did not print its URL within %v", bin, setupBound)
+	case <-ctx.Done():
+		kill()
+		return nil, ctx.Err()
+	}
+	if err := checkLoopbackURL(base); err != nil {
+		kill()
+		return nil, fmt.Errorf("--serve: the server listens at %s: %v", base, err)
+	}
+	stop := func(ctx context.Context) error {
+		defer os.RemoveAll(dir)
+		cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case err := <-exited:
+			if err != nil {
+				return fmt.Errorf("codemode serve ended with %v after SIGTERM", err)
+			}
+			return nil
+		case <-ctx.Done():
+			cmd.Process.Kill()
+			<-exited
+			return errors.New("codemode serve did not stop on SIGTERM in time: killed")
+		}
+	}
+	return &target{
+		base: base,
+		desc: fmt.Sprintf("%s serve --runner %s (process %d, boards in SQLite in %s)", cfg.ServeBinary, cfg.Runner, cmd.Process.Pid, dir),
+		pid:  cmd.Process.Pid,
+		stop: stop,
+	}, nil
+}
