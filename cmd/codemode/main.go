@@ -32,10 +32,11 @@ Usage:
 	b.WriteString(flagHelp())
 	b.WriteString(`
 Exit status: 0 everything succeeded; 1 a batch operation or the script failed
-(the result JSON is still printed on stdout), or saving the board failed after
-the run (stderr says where the work was kept); 2 nothing ran: a usage error, a
-malformed request, or a problem found before the run, such as a bad config or
-a --board file that cannot be written (one line on stderr).
+(the result JSON is still printed on stdout), or writing the board or its --svg
+picture failed after the run (stderr says where the work was kept); 2 nothing
+ran: a usage error, a malformed request, or a problem found before the run,
+such as a bad config or a --board or --svg file that cannot be written (one
+line on stderr).
 
 Examples:
   codemode batch examples/retro.json
