@@ -28,9 +28,9 @@ func TestUsageErrorsAreOneLine(t *testing.T) {
 		args []string
 		want string
 	}{
-		{nil, `codemode: no command: want tools, batch, run, version or help (see "codemode help")`},
+		{nil, `codemode: no command: want tools, batch, run, serve, version or help (see "codemode help")`},
 		{[]string{"bach"}, `codemode: unknown command "bach" (did you mean batch?)`},
-		{[]string{"deploy"}, `codemode: unknown command "deploy" (commands: tools, batch, run, version, help)`},
+		{[]string{"deploy"}, `codemode: unknown command "deploy" (commands: tools, batch, run, serve, version, help)`},
 		{[]string{"--board", "b.json", "run"}, `codemode: --board before the command: flags come after it, as in "codemode run --board b.json FILE"`},
 		{[]string{"run", "--inptu", "{}"}, `codemode: run: unknown flag --inptu (did you mean --input?); see "codemode run --help"`},
 		{[]string{"batch", "--xyzzy"}, `codemode: batch: unknown flag --xyzzy; see "codemode batch --help"`},
@@ -39,7 +39,7 @@ func TestUsageErrorsAreOneLine(t *testing.T) {
 		{[]string{"tools", "--json=maybe"}, `codemode: tools: invalid boolean value "maybe" for --json: parse error; see "codemode tools --help"`},
 		{[]string{"tools", "x"}, `codemode: tools: unexpected argument "x"; see "codemode tools --help"`},
 		{[]string{"tools", "--json", "--ts"}, `codemode: tools: --json and --ts exclude each other; see "codemode tools --help"`},
-		{[]string{"help", "deploy"}, `codemode: help: unknown command "deploy" (commands: tools, batch, run, version, help)`},
+		{[]string{"help", "deploy"}, `codemode: help: unknown command "deploy" (commands: tools, batch, run, serve, version, help)`},
 	}
 	for _, c := range cases {
 		out, errs, code := cli(t, "", c.args...)

@@ -26,6 +26,12 @@ type options struct {
 	runner    runnerFlag
 	input     string
 	json, ts  bool
+	// serve's
+	addr, data, token string
+	allowOrigins      dirList
+	approve           approveFlag
+	maxRuns           positiveInt
+	maxBody           sizeFlag
 }
 
 // A command is one of the CLI's commands, as its help shows it.
@@ -49,6 +55,16 @@ error, not a silent wait for typing: "-" reads what you type, up to Ctrl-D.`},
 from FILE, or from stdin when FILE is "-" or missing, and print the code-mode
 result JSON. On a terminal a missing FILE is an error, not a silent wait for
 typing: "-" reads what you type, up to Ctrl-D.`},
+	{"serve", "", "serve the HTTP API and the whiteboard web app (docs/http.md)",
+		`Serve the HTTP API and the whiteboard web app: boards kept in the data
+directory (--data), batches and scripts run on them by any client, every
+change streamed live to every watcher (see docs/http.md). It listens on
+127.0.0.1:8080 unless --addr says otherwise and prints the URL to open once
+it is ready. Ctrl-C or SIGTERM stops it: new runs are refused, runs under way
+have 10s to finish (then they are canceled), and it exits 0.
+An address other than loopback needs a token (--token or CODEMODE_TOKEN).
+It exits 2 when it cannot start (the address in use included), with every
+problem on one line.`},
 	{"version", "", "print codemode's version and the Go it was built with",
 		`Print codemode's version (its module's: a release, a pseudo-version naming
 the commit, or "(devel)" for a build without version control information),
@@ -97,11 +113,11 @@ type flagSpec struct {
 }
 
 var flagSpecs = []flagSpec{
-	{"config", "FILE", "engine limits as JSON (see docs/config.md)", []string{"tools", "batch", "run"},
+	{"config", "FILE", "engine limits as JSON (see docs/config.md)", []string{"tools", "batch", "run", "serve"},
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var((*nonEmpty)(&o.config), n, "") }},
-	{"wasm-dir", "DIR", "also load the WASM tools of DIR (NAME.tool.json manifests beside\ntheir modules; see docs/wasm.md); repeatable", []string{"tools", "batch", "run"},
+	{"wasm-dir", "DIR", "also load the WASM tools of DIR (NAME.tool.json manifests beside\ntheir modules; see docs/wasm.md); repeatable", []string{"tools", "batch", "run", "serve"},
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var(&o.wasmDirs, n, "") }},
-	{"wasm-cache", "DIR", "keep compiled WASM tools in DIR between runs (default: the user\ncache directory; \"off\" compiles every time)", []string{"tools", "batch", "run"},
+	{"wasm-cache", "DIR", "keep compiled WASM tools in DIR between runs (default: the user\ncache directory; \"off\" compiles every time)", []string{"tools", "batch", "run", "serve"},
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var((*nonEmpty)(&o.wasmCache), n, "") }},
 	{"board", "FILE", "load the whiteboard from FILE (if it exists) and save it back\nafter the run", []string{"batch", "run"},
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var((*nonEmpty)(&o.board), n, "") }},
@@ -109,7 +125,7 @@ var flagSpecs = []flagSpec{
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var((*nonEmpty)(&o.svg), n, "") }},
 	{"timeout", "DURATION", "whole-run timeout: 5s, 1m30s, or a number of milliseconds\n(defaults: batch 60s, script 30s; may only tighten --config's)", []string{"batch", "run"},
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var(&o.timeout, n, "") }},
-	{"runner", "worker|inprocess", "where scripts and WASM tool calls run (default worker: a worker\nprocess under OS limits, so a crash in it is that run's error)", []string{"batch", "run"},
+	{"runner", "worker|inprocess", "where scripts and WASM tool calls run (default worker: a worker\nprocess under OS limits, so a crash in it is that run's error)", []string{"batch", "run", "serve"},
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var(&o.runner, n, "") }},
 	{"input", "JSON|@FILE", `the script's global "input", inline or read from FILE`, []string{"run"},
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var((*nonEmpty)(&o.input), n, "") }},
@@ -117,6 +133,20 @@ var flagSpecs = []flagSpec{
 		func(fs *flag.FlagSet, o *options, n string) { fs.BoolVar(&o.json, n, false, "") }},
 	{"ts", "", "print the TypeScript declarations scripts see", []string{"tools"},
 		func(fs *flag.FlagSet, o *options, n string) { fs.BoolVar(&o.ts, n, false, "") }},
+	{"addr", "HOST:PORT", "where to listen (default 127.0.0.1:8080; port 0: any free one);\nan address other than loopback needs a token", []string{"serve"},
+		func(fs *flag.FlagSet, o *options, n string) { fs.Var((*nonEmpty)(&o.addr), n, "") }},
+	{"data", "DIR", "keep the boards in DIR/boards.db (made if missing; default:\ncodemode in the user data directory, ~/.local/share/codemode)", []string{"serve"},
+		func(fs *flag.FlagSet, o *options, n string) { fs.Var((*nonEmpty)(&o.data), n, "") }},
+	{"token", "TOKEN", "clients must send \"Authorization: Bearer TOKEN\" (default:\n$CODEMODE_TOKEN; 16 or more of A-Z a-z 0-9 ._~+/=-)", []string{"serve"},
+		func(fs *flag.FlagSet, o *options, n string) { fs.Var((*nonEmpty)(&o.token), n, "") }},
+	{"allow-origin", "ORIGIN", "let web pages of ORIGIN (https://app.example.com) call the API\n(CORS; none by default); repeatable", []string{"serve"},
+		func(fs *flag.FlagSet, o *options, n string) { fs.Var(&o.allowOrigins, n, "") }},
+	{"approve", "destructive|writes|none", "which calls wait for a client's approval (default destructive:\ndeleteObject; writes: every call but reads)", []string{"serve"},
+		func(fs *flag.FlagSet, o *options, n string) { fs.Var(&o.approve, n, "") }},
+	{"max-runs", "N", "runs at once over all boards, waiting ones included; more get\n503 (default 64)", []string{"serve"},
+		func(fs *flag.FlagSet, o *options, n string) { fs.Var(&o.maxRuns, n, "") }},
+	{"max-body", "SIZE", "largest request body: bytes, or 512KiB, 4MiB; larger get 413\n(default 4MiB)", []string{"serve"},
+		func(fs *flag.FlagSet, o *options, n string) { fs.Var(&o.maxBody, n, "") }},
 }
 
 // commandFlags returns the flags of a command, in help order.

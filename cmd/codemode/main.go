@@ -36,13 +36,15 @@ Exit status: 0 everything succeeded; 1 a batch operation or the script failed
 picture failed after the run (stderr says where the work was kept); 2 nothing
 ran: a usage error, a malformed request, or a problem found before the run,
 such as a bad config or a --board or --svg file that cannot be written (one
-line on stderr).
+line on stderr). serve exits 0 when stopped (Ctrl-C, SIGTERM), 2 when it cannot
+start.
 
 Examples:
   codemode batch examples/retro.json
   codemode run examples/flowchart.ts --board board.json
   echo 'return await tools.getBoardState()' | codemode run --board board.json
   scripts/build-wasm-tools.sh && codemode run --wasm-dir tools/wasm/build examples/graph.ts
+  codemode serve                  (then open http://127.0.0.1:8080/)
 `)
 	return b.String()
 }
@@ -65,6 +67,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return cmdBatch(rest, stdin, stdout, stderr)
 	case "run":
 		return cmdRun(rest, stdin, stdout, stderr)
+	case "serve":
+		return cmdServe(rest, stdout, stderr)
 	case "version", "--version", "-version":
 		return cmdVersion(cmd, rest, stdout, stderr)
 	case "help", "-h", "--help", "-help":

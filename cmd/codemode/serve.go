@@ -1,0 +1,389 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/codemode-dev/codemode/bindings/wasmtool"
+	"github.com/codemode-dev/codemode/engine"
+	"github.com/codemode-dev/codemode/internal/fserr"
+	"github.com/codemode-dev/codemode/internal/strictjson"
+	"github.com/codemode-dev/codemode/server"
+	"github.com/codemode-dev/codemode/server/sqlitestore"
+)
+
+// Serving defaults and bounds (see "codemode serve --help" and docs/http.md).
+const (
+	defaultAddr = "127.0.0.1:8080"
+	// tokenEnv is the environment variable that gives the token when
+	// --token does not.
+	tokenEnv = "CODEMODE_TOKEN"
+	// minTokenLen is the shortest token accepted: a token guards a server
+	// that runs scripts, so it must not be guessable.
+	minTokenLen = 16
+	// storeFile is the boards' database, in the data directory.
+	storeFile = "boards.db"
+	// runsGrace is how long runs under way may go on after SIGINT or
+	// SIGTERM before they are canceled; connectionsGrace is how long the
+	// HTTP server then waits for responses to be written.
+	runsGrace        = 10 * time.Second
+	connectionsGrace = 5 * time.Second
+)
+
+// cmdServe is "codemode serve": it serves until SIGINT or SIGTERM.
+func cmdServe(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return serve(ctx, stop, args, os.Getenv, stdout, stderr)
+}
+
+// serve sets up and runs the server until ctx ends, then shuts it down
+// gracefully; stop is called once ctx has ended (it restores the default
+// handling of signals, so a second Ctrl-C stops the process at once).
+// getenv reads the environment (CODEMODE_TOKEN, the data directory's
+// variables).
+func serve(ctx context.Context, stop func(), args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	var o options
+	pos, err := parseFlags("serve", &o, args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, commandHelp(findCommand("serve")))
+		return exitOK
+	}
+	if err == nil && len(pos) > 0 {
+		err = fmt.Errorf("unexpected argument %q", pos[0])
+	}
+	if err != nil {
+		return usageError(stderr, "serve", err)
+	}
+	addr, token, err := o.listenPlan(getenv)
+	if err != nil {
+		return usageError(stderr, "serve", err)
+	}
+
+	// Every problem found before serving, at once: the address, the data
+	// directory and its store (not made when the address is taken), the
+	// configuration, the WASM tools.
+	var (
+		earlier []error
+		dataDir string
+		store   *sqlitestore.Store
+	)
+	ln, err := listen(addr)
+	earlier = append(earlier, err)
+	if err == nil {
+		dataDir, store, err = o.openStore(getenv)
+		earlier = append(earlier, err)
+	}
+	s, err := openSession(&o, "serve", earlier...)
+	defer s.close()
+	if err != nil {
+		if ln != nil {
+			ln.Close()
+		}
+		if store != nil {
+			store.Close()
+		}
+		return fail(stderr, exitUsage, "serve: %v", err)
+	}
+	defer store.Close()
+
+	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	opts := server.Options{
+		Store:        store,
+		Tools:        s.wasmTools,
+		Config:       s.cfg,
+		Approve:      o.approve.policy(),
+		Token:        token,
+		AllowOrigins: o.allowOrigins,
+		MaxBodyBytes: int64(o.maxBody),
+		MaxRuns:      int(o.maxRuns),
+		Logger:       logger,
+	}
+	if s.pool != nil { // not a nil *worker.Pool in the interface
+		opts.Runner = s.pool
+	}
+	srv, err := server.New(opts)
+	if err != nil {
+		ln.Close()
+		return fail(stderr, exitUsage, "serve: %v", message(err))
+	}
+	var handler http.Handler = srv
+	if token == "" {
+		handler = loopbackHosts(srv)
+	}
+	hs := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	fmt.Fprintf(stderr, "codemode: serving on %s (boards in %s)\n", openURL(ln.Addr(), token), filepath.Join(dataDir, storeFile))
+
+	select {
+	case err := <-served:
+		// Serve returns only on a failure of the listener.
+		return fail(stderr, exitFailed, "serve: %v", err)
+	case <-ctx.Done():
+	}
+	stop()
+	fmt.Fprintf(stderr, "codemode: shutting down: runs under way have %v to finish\n", runsGrace)
+	code := exitOK
+	runsCtx, cancel := context.WithTimeout(context.Background(), runsGrace)
+	defer cancel()
+	if err := srv.Shutdown(runsCtx); errors.Is(err, context.DeadlineExceeded) {
+		// Their boards are as they were before them, or, for runs with
+		// "atomic": false, as far as they got.
+		fmt.Fprintf(stderr, "codemode: runs still under way after %v were canceled\n", runsGrace)
+	} else if err != nil {
+		fmt.Fprintf(stderr, "codemode: serve: shutting down: %v\n", err)
+		code = exitFailed
+	}
+	connCtx, cancel := context.WithTimeout(context.Background(), connectionsGrace)
+	defer cancel()
+	if err := hs.Shutdown(connCtx); err != nil {
+		hs.Close()
+	}
+	if err := store.Close(); err != nil {
+		fmt.Fprintf(stderr, "codemode: serve: closing %s: %v\n", filepath.Join(dataDir, storeFile), err)
+		code = exitFailed
+	}
+	return code
+}
+
+// listenPlan checks --addr and the token: an address that is not loopback
+// needs a token, so that no one else who can reach it runs scripts on the
+// boards.
+func (o *options) listenPlan(getenv func(string) string) (addr, token string, err error) {
+	addr = o.addr
+	if addr == "" {
+		addr = defaultAddr
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || port == "" {
+		return "", "", fmt.Errorf("--addr %s: want HOST:PORT, as in %s (port 0 picks a free one)", addr, defaultAddr)
+	}
+	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+		if _, err := net.LookupPort("tcp", port); err != nil {
+			return "", "", fmt.Errorf("--addr %s: no such port %q", addr, port)
+		}
+	}
+	token, from := o.token, "--token"
+	if token == "" {
+		token, from = getenv(tokenEnv), tokenEnv
+	}
+	if token != "" {
+		if err := checkToken(token); err != nil {
+			return "", "", fmt.Errorf("%s: %v", from, err)
+		}
+	} else if !isLoopback(host) {
+		return "", "", fmt.Errorf("--addr %s is not a loopback address, so others could reach the server: give it a token with --token TOKEN or the %s environment variable (clients send \"Authorization: Bearer TOKEN\")", addr, tokenEnv)
+	}
+	return addr, token, nil
+}
+
+var tokenRe = regexp.MustCompile(`^[A-Za-z0-9._~+/=-]+$`)
+
+// checkToken accepts a token a browser can carry in a URL's fragment and a
+// client in a header, long enough not to be guessed.
+func checkToken(token string) error {
+	switch {
+	case !tokenRe.MatchString(token):
+		return errors.New("a token is letters, digits and ._~+/=- only (try: openssl rand -hex 16)")
+	case len(token) < minTokenLen:
+		return fmt.Errorf("the token is %d characters, want at least %d (try: openssl rand -hex 16)", len(token), minTokenLen)
+	}
+	return nil
+}
+
+// isLoopback reports whether host names this machine only: localhost, or
+// a loopback IP. An empty host (":8080") is every interface.
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	host, _, _ = strings.Cut(host, "%") // an IPv6 zone
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// loopbackHosts answers only requests whose Host names this machine
+// (localhost, a name under .localhost, a loopback IP), with or without a
+// port. Without a token, that is what keeps a web page from reaching the
+// server through DNS rebinding: a page of evil.example whose name is made
+// to resolve to 127.0.0.1 is of the same origin as the server in the
+// browser's eyes, so the browser lets it read the boards and post runs;
+// but its requests carry Host: evil.example. Others get 400 with the error
+// JSON (behind a reverse proxy that passes its own Host on, set a token).
+func loopbackHosts(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host := r.Host
+		if h, _, err := net.SplitHostPort(host); err == nil {
+			host = h
+		}
+		host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+		if isLoopback(host) || strings.HasSuffix(strings.ToLower(host), ".localhost") {
+			next.ServeHTTP(w, r)
+			return
+		}
+		e := engine.Errorf(engine.CodeBadRequest, "Host %s is not this server's: without a token it answers only to localhost and loopback addresses (start it with --token to serve other names)", strictjson.Quote(r.Host))
+		body, _ := json.Marshal(map[string]*engine.Error{"error": e})
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		w.Write(append(body, '\n'))
+	})
+}
+
+// listen binds the address, and says what to do when it is taken.
+func listen(addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err == nil {
+		return ln, nil
+	}
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return nil, fmt.Errorf("--addr %s: the address is in use (another codemode serve?): stop what listens there, or choose another address with --addr (port 0 picks a free one)", addr)
+	}
+	var oe *net.OpError
+	if errors.As(err, &oe) && oe.Err != nil {
+		err = oe.Err
+	}
+	return nil, fmt.Errorf("--addr %s: %v", addr, err)
+}
+
+// openURL is the URL to open for a listener's address: a wildcard address
+// is opened as localhost; a token goes in the fragment, where the web app
+// reads it and which browsers do not send to the server.
+func openURL(a net.Addr, token string) string {
+	host, port := "127.0.0.1", ""
+	if ta, ok := a.(*net.TCPAddr); ok {
+		port = strconv.Itoa(ta.Port)
+		if !ta.IP.IsUnspecified() {
+			host = ta.IP.String()
+		}
+	}
+	u := "http://" + net.JoinHostPort(host, port) + "/"
+	if token != "" {
+		u += "#token=" + token
+	}
+	return u
+}
+
+// defaultDataDir is where boards are kept without --data: codemode in
+// $XDG_DATA_HOME, else in ~/.local/share on Unix, and in the user's
+// application data (os.UserConfigDir: ~/Library/Application Support,
+// %AppData%) on macOS and Windows.
+func defaultDataDir(getenv func(string) string) (string, error) {
+	if d := getenv("XDG_DATA_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "codemode"), nil
+	}
+	switch runtime.GOOS {
+	case "darwin", "ios", "windows", "plan9":
+		d, err := os.UserConfigDir()
+		if err != nil {
+			return "", err
+		}
+		return filepath.Join(d, "codemode"), nil
+	}
+	home := getenv("HOME")
+	if home == "" {
+		return "", errors.New("$HOME is not set")
+	}
+	return filepath.Join(home, ".local", "share", "codemode"), nil
+}
+
+// openStore makes the data directory if missing and opens its store.
+func (o *options) openStore(getenv func(string) string) (dir string, store *sqlitestore.Store, err error) {
+	dir, what := o.data, "--data "+o.data
+	if dir == "" {
+		if dir, err = defaultDataDir(getenv); err != nil {
+			return "", nil, fmt.Errorf("no user data directory (%v): give one with --data DIR", err)
+		}
+		what = "data directory " + dir
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return dir, nil, fmt.Errorf("%s: %v", what, fserr.Pathless(err))
+	}
+	store, err = sqlitestore.Open(filepath.Join(dir, storeFile), sqlitestore.Options{})
+	if err != nil {
+		// Its errors name the file.
+		return dir, nil, fmt.Errorf("%s: %s", what, strings.TrimPrefix(err.Error(), "sqlitestore: "))
+	}
+	return dir, store, nil
+}
+
+// approveFlag is --approve: which calls wait for a person's decision.
+type approveFlag string
+
+func (a *approveFlag) String() string { return string(*a) }
+func (a *approveFlag) Set(v string) error {
+	switch v {
+	case "destructive", "writes", "none":
+		*a = approveFlag(v)
+		return nil
+	}
+	return errors.New(`want "destructive", "writes" or "none"`)
+}
+
+// policy is the server's approval policy for the flag.
+func (a approveFlag) policy() engine.ApprovalPolicy {
+	switch a {
+	case "writes":
+		return engine.GateWrites
+	case "none":
+		return server.GateNone
+	}
+	return server.GateDestructive
+}
+
+// positiveInt is a flag that takes a whole number above zero.
+type positiveInt int
+
+func (p *positiveInt) String() string { return strconv.Itoa(int(*p)) }
+func (p *positiveInt) Set(v string) error {
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 {
+		return errors.New("want a whole number above 0")
+	}
+	*p = positiveInt(n)
+	return nil
+}
+
+// sizeFlag is a number of bytes, as in WASM manifests: 4194304, "4MiB",
+// "512KiB".
+type sizeFlag wasmtool.Size
+
+func (f *sizeFlag) String() string {
+	if *f == 0 {
+		return ""
+	}
+	return wasmtool.Size(*f).String()
+}
+func (f *sizeFlag) Set(v string) error {
+	if v == "" {
+		return errEmpty
+	}
+	q, _ := json.Marshal(v)
+	var n wasmtool.Size
+	if err := n.UnmarshalJSON(q); err != nil {
+		return err
+	}
+	*f = sizeFlag(n)
+	return nil
+}
