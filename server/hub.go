@@ -9,8 +9,14 @@ import (
 )
 
 // ringSize is how many of a board's latest events a client can resume
-// after (Last-Event-ID).
+// after (Last-Event-ID), if they fit in the server's ringBytes.
 const ringSize = 1024
+
+// kept is an event kept for resuming.
+type kept struct {
+	seq   uint64
+	frame []byte
+}
 
 // hub fans a board's events out to its watchers and keeps the latest in a
 // ring, so that a client that lost its connection can resume where it was.
@@ -25,7 +31,8 @@ type hub struct {
 	mu      sync.Mutex
 	epoch   string // the server's, and when the board came into memory
 	seq     uint64 // the last event's
-	ring    [ringSize][]byte
+	ring    []kept // the latest events, oldest first
+	bytes   int    // of the frames in ring
 	subs    map[*subscriber]struct{}
 	working *whiteboard.Board // the board a run is changing, if one is
 	last    []byte            // the final frame, once the board is deleted
@@ -41,7 +48,13 @@ func (h *hub) publish(typ string, data []byte) {
 	defer h.mu.Unlock()
 	h.seq++
 	f := frame(h.eventID(h.seq), typ, data)
-	h.ring[h.seq%ringSize] = f
+	h.ring = append(h.ring, kept{h.seq, f})
+	h.bytes += len(f)
+	for len(h.ring) > ringSize || (h.bytes > h.s.ringBytes && len(h.ring) > 1) {
+		h.bytes -= len(h.ring[0].frame)
+		h.ring[0] = kept{}
+		h.ring = h.ring[1:]
+	}
 	for q := range h.subs {
 		if !q.push(f) {
 			delete(h.subs, q) // dropped: its handler ends the stream
@@ -93,7 +106,7 @@ func (h *hub) setWorking(b *whiteboard.Board) {
 // nothing. committed and state are the committed board; lb's lock need not be
 // held (the registry's load happened before).
 func (h *hub) subscribe(lastID string, state func() (BoardState, *whiteboard.Board)) *subscriber {
-	q := newSubscriber(h.s.queueFrames)
+	q := newSubscriber(h.s.queueBytes)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.last != nil { // deleted while this watcher was on its way
@@ -102,8 +115,10 @@ func (h *hub) subscribe(lastID string, state func() (BoardState, *whiteboard.Boa
 		return q
 	}
 	if seq, ok := h.resumable(lastID); ok {
-		for i := seq + 1; i <= h.seq; i++ {
-			q.push(h.ring[i%ringSize])
+		for _, k := range h.ring {
+			if k.seq > seq {
+				q.push(k.frame)
+			}
 		}
 	} else {
 		st, b := state()
@@ -123,7 +138,12 @@ func (h *hub) resumable(lastID string) (uint64, bool) {
 		return 0, false
 	}
 	seq, err := strconv.ParseUint(n, 10, 64)
-	if err != nil || seq > h.seq || h.seq-seq >= ringSize {
+	if err != nil || seq > h.seq {
+		return 0, false
+	}
+	// Every event after seq is kept: the oldest kept is at most seq+1 (or
+	// nothing happened since seq).
+	if seq < h.seq && (len(h.ring) == 0 || h.ring[0].seq > seq+1) {
 		return 0, false
 	}
 	return seq, true

@@ -3,8 +3,10 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"runtime/debug"
 	"strconv"
 
@@ -70,11 +72,15 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request, kind engine.R
 	}
 	var sub *subscriber
 	if wantsStream(r) {
-		sub = newSubscriber(s.queueFrames)
+		sub = newSubscriber(s.queueBytes)
 	}
 	sink := newSink(s, lb, sub)
 	ctx, cancel := context.WithCancel(s.base)
-	detach := context.AfterFunc(r.Context(), cancel)
+	if sub == nil {
+		// A client that hangs up while it waits cancels its run. (A
+		// stream's handler tells hanging up from not reading itself.)
+		context.AfterFunc(r.Context(), cancel)
+	}
 	out := make(chan runOutcome, 1)
 	go func() {
 		defer s.endRun()
@@ -85,7 +91,7 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request, kind engine.R
 	if sub == nil {
 		return answerRun(w, <-out)
 	}
-	return s.streamRun(w, r, sub, out, detach)
+	return s.streamRun(w, r, sub, out, cancel)
 }
 
 // run runs spec and settles its board; it never panics (a panic is logged
@@ -179,11 +185,22 @@ func answerRun(w http.ResponseWriter, o runOutcome) *httpError {
 
 // streamRun sends a run's events as they come, ending with run_end. The
 // answer starts with the first event, so a run rejected before it began is
-// still answered with its 4xx. If the client is dropped for being slow, the
-// run goes on without it.
-func (s *Server) streamRun(w http.ResponseWriter, r *http.Request, sub *subscriber, out <-chan runOutcome, detach func() bool) *httpError {
-	first, ok := <-sub.ch
-	if !ok && !sub.wasDropped() {
+// still answered with its 4xx. A client that hangs up cancels the run; one
+// that stops reading is dropped (its queue overflows, or a write outlasts
+// writeTimeout) and the run goes on without it: a slow reader must not
+// decide a run's fate, nor stall it.
+func (s *Server) streamRun(w http.ResponseWriter, r *http.Request, sub *subscriber, out <-chan runOutcome, cancel func()) *httpError {
+	select {
+	case <-sub.wake:
+	case <-r.Context().Done():
+		cancel()
+		if o := <-out; o.herr != nil {
+			return o.herr
+		}
+		return nil
+	}
+	first, closed, dropped := sub.take()
+	if len(first) == 0 && closed && !dropped {
 		o := <-out
 		if o.herr != nil {
 			return o.herr
@@ -194,13 +211,20 @@ func (s *Server) streamRun(w http.ResponseWriter, r *http.Request, sub *subscrib
 	var start struct {
 		RunID string `json:"runId"`
 	}
-	if json.Unmarshal(dataOf(first), &start) == nil && start.RunID != "" {
+	if len(first) > 0 && json.Unmarshal(dataOf(first[0]), &start) == nil && start.RunID != "" {
 		h.Set("Codemode-Run-Id", start.RunID)
 	}
 	startStream(w, h)
-	err := s.pump(w, r, sub, first, nil)
-	if err != nil && err != errClientGone && r.Context().Err() == nil {
-		detach() // too slow a reader: the run finishes without it
+	if dropped {
+		return nil
+	}
+	if closed {
+		sub.signal() // the wake just taken was the end's: pump sees it after first
+	}
+	switch err := s.pump(w, r, sub, first, nil); {
+	case err == nil, errors.Is(err, errDropped), errors.Is(err, os.ErrDeadlineExceeded):
+	default:
+		cancel() // hung up (or the connection broke)
 	}
 	return nil
 }

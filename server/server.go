@@ -95,7 +95,8 @@ type Server struct {
 	heartbeat    time.Duration // between ": ping" comments on an idle stream
 	writeTimeout time.Duration // one write to a client, before it is dropped
 	storeTimeout time.Duration // one store call
-	queueFrames  int           // events a slow stream may fall behind before it is dropped
+	queueBytes   int           // how far a stream may fall behind before it is dropped
+	ringBytes    int           // how much of a board's latest events is kept for resuming
 
 	// mu guards closing, the start of runs and the WaitGroup runs, so that
 	// Shutdown's Wait never races a run's Add.
@@ -128,7 +129,8 @@ func New(opts Options) (*Server, error) {
 		heartbeat:    15 * time.Second,
 		writeTimeout: 10 * time.Second,
 		storeTimeout: 10 * time.Second,
-		queueFrames:  1024,
+		queueBytes:   8 << 20,
+		ringBytes:    4 << 20,
 		done:         make(chan struct{}),
 	}
 	if s.log == nil {

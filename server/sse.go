@@ -10,38 +10,53 @@ import (
 
 // subscriber is one SSE client's queue of frames. Producers — a run's
 // events, a board's — never wait for a client: push only queues, and a
-// client so far behind that its queue is full is dropped (its queue closed,
-// its connection ended), so a client that stops reading costs a bounded
-// amount of memory and stalls nobody. The client's handler writes the
-// frames out.
+// client so far behind that its queue holds more than its limit of bytes
+// is dropped (its queue closed, its connection ended), so a client that
+// stops reading costs a bounded amount of memory and stalls nobody. The
+// limit is in bytes, not events, because runs emit in bursts (a batch's
+// operations start together): a client keeping up on average must not be
+// dropped for one burst. The client's handler writes the frames out.
 type subscriber struct {
-	ch chan []byte
+	wake chan struct{} // a token when there is something to take
 
 	mu      sync.Mutex
+	frames  [][]byte
+	bytes   int
+	limit   int
 	closed  bool
 	dropped bool
 }
 
-func newSubscriber(capacity int) *subscriber {
-	return &subscriber{ch: make(chan []byte, capacity)}
+func newSubscriber(limit int) *subscriber {
+	return &subscriber{wake: make(chan struct{}, 1), limit: limit}
 }
 
-// push queues a frame without blocking; on a full queue the subscriber is
-// dropped. It reports whether the frame was queued.
+func (q *subscriber) signal() {
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+}
+
+// push queues a frame without blocking; past the limit the subscriber is
+// dropped (one frame larger than the limit still goes to an empty queue).
+// It reports whether the frame was queued.
 func (q *subscriber) push(f []byte) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.closed {
 		return false
 	}
-	select {
-	case q.ch <- f:
-		return true
-	default:
+	if q.bytes+len(f) > q.limit && len(q.frames) > 0 {
 		q.dropped, q.closed = true, true
-		close(q.ch)
+		q.frames, q.bytes = nil, 0
+		q.signal()
 		return false
 	}
+	q.frames = append(q.frames, f)
+	q.bytes += len(f)
+	q.signal()
+	return true
 }
 
 // close ends the queue once the frames in it are written.
@@ -50,14 +65,17 @@ func (q *subscriber) close() {
 	defer q.mu.Unlock()
 	if !q.closed {
 		q.closed = true
-		close(q.ch)
+		q.signal()
 	}
 }
 
-func (q *subscriber) wasDropped() bool {
+// take returns the queued frames, and whether the queue is closed (these
+// are its last frames) and why.
+func (q *subscriber) take() (frames [][]byte, closed, dropped bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return q.dropped
+	frames, q.frames, q.bytes = q.frames, nil, 0
+	return frames, q.closed, q.dropped
 }
 
 // Why a stream ended, besides a failed write.
@@ -66,9 +84,6 @@ var (
 	errClientGone = errors.New("the client went away")
 	errStopped    = errors.New("the server is shutting down")
 )
-
-// maxWriteBytes is how much a stream gathers from its queue into one write.
-const maxWriteBytes = 64 << 10
 
 // startStream sends the headers of an SSE answer.
 func startStream(w http.ResponseWriter, header http.Header) {
@@ -83,61 +98,50 @@ func startStream(w http.ResponseWriter, header http.Header) {
 	w.WriteHeader(http.StatusOK)
 }
 
-// pump writes q's frames to the client until q ends (nil), the client is
-// dropped or goes away, a write fails or stop closes. Each write has its
-// own deadline, so that a client that stops reading holds the handler for at
-// most writeTimeout; frames queued meanwhile are gathered into one write. A
-// comment line every heartbeat keeps proxies and clients from taking a quiet
-// stream for a dead one.
-func (s *Server) pump(w http.ResponseWriter, r *http.Request, q *subscriber, first []byte, stop <-chan struct{}) error {
+// pump writes first, then q's frames, to the client until q ends (nil),
+// the client is dropped or goes away, a write fails or stop closes. Each
+// write has its own deadline, so that a client that stops reading holds the
+// handler for at most writeTimeout; frames queued meanwhile go out together
+// in the next write. A comment line every heartbeat keeps proxies and
+// clients from taking a quiet stream for a dead one.
+func (s *Server) pump(w http.ResponseWriter, r *http.Request, q *subscriber, first [][]byte, stop <-chan struct{}) error {
 	rc := http.NewResponseController(w)
-	write := func(b []byte) error {
+	// A deadline left on the connection would cut its next answer short.
+	defer rc.SetWriteDeadline(time.Time{})
+	var buf bytes.Buffer
+	write := func(frames [][]byte) error {
+		buf.Reset()
+		for _, f := range frames {
+			buf.Write(f)
+		}
 		rc.SetWriteDeadline(time.Now().Add(s.writeTimeout)) // fails only where deadlines are unsupported
-		if _, err := w.Write(b); err != nil {
+		if _, err := w.Write(buf.Bytes()); err != nil {
 			return err
 		}
 		return rc.Flush()
 	}
-	// A deadline left on the connection would cut its next answer short.
-	defer rc.SetWriteDeadline(time.Time{})
-	var buf bytes.Buffer
-	buf.Write(first)
-	if err := write(buf.Bytes()); err != nil {
+	if err := write(first); err != nil {
 		return err
 	}
 	tick := time.NewTicker(s.heartbeat)
 	defer tick.Stop()
 	for {
 		select {
-		case f, ok := <-q.ch:
-			if !ok {
-				if q.wasDropped() {
-					return errDropped
-				}
-				return nil
-			}
-			buf.Reset()
-			buf.Write(f)
-		gather:
-			for buf.Len() < maxWriteBytes {
-				select {
-				case f, ok := <-q.ch:
-					if !ok {
-						break gather // written first; the loop then sees the end
-					}
-					buf.Write(f)
-				default:
-					break gather
-				}
-			}
-			if q.wasDropped() {
+		case <-q.wake:
+			frames, closed, dropped := q.take()
+			if dropped {
 				return errDropped
 			}
-			if err := write(buf.Bytes()); err != nil {
-				return err
+			if len(frames) > 0 {
+				if err := write(frames); err != nil {
+					return err
+				}
+			}
+			if closed {
+				return nil
 			}
 		case <-tick.C:
-			if err := write([]byte(": ping\n\n")); err != nil {
+			if err := write([][]byte{[]byte(": ping\n\n")}); err != nil {
 				return err
 			}
 		case <-r.Context().Done():
