@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestErrors sends every endpoint the client mistakes it must answer with a
@@ -209,5 +210,24 @@ func TestHead(t *testing.T) {
 		if res.StatusCode != http.StatusOK {
 			t.Errorf("HEAD %s: %d", p, res.StatusCode)
 		}
+	}
+}
+
+// TestHeadStream: HEAD of a board's stream answers its headers and ends.
+func TestHeadStream(t *testing.T) {
+	s := newTestServer(t, Options{})
+	createBoard(t, s, "b")
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		res, _ := do(t, s, "HEAD", "/v1/boards/b/events", "")
+		if res.StatusCode != 200 || res.Header.Get("Content-Type") != "text/event-stream" {
+			t.Errorf("%d %v", res.StatusCode, res.Header)
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("HEAD of a stream does not end")
 	}
 }

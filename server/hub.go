@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/codemode-dev/codemode/tools/whiteboard"
 )
@@ -11,6 +12,10 @@ import (
 // ringSize is how many of a board's latest events a client can resume
 // after (Last-Event-ID), if they fit in the server's ringBytes.
 const ringSize = 1024
+
+// resumeGrace is how long a board's events are still kept for resuming
+// after its last watcher left.
+const resumeGrace = time.Minute
 
 // kept is an event kept for resuming.
 type kept struct {
@@ -36,18 +41,29 @@ type hub struct {
 	subs    map[*subscriber]struct{}
 	working *whiteboard.Board // the board a run is changing, if one is
 	last    []byte            // the final frame, once the board is deleted
+	left    time.Time         // when the last watcher left; zero: never watched, or watched now
 }
 
 func newHub(s *Server, id string) *hub {
 	return &hub{s: s, id: id, epoch: s.epoch + strconv.FormatUint(s.boardEpochs.Add(1), 36), subs: make(map[*subscriber]struct{})}
 }
 
-// publish sends an event to every watcher and keeps it for resuming.
-func (h *hub) publish(typ string, data []byte) {
+// publish sends an event to every watcher and keeps it for resuming. When
+// nobody has watched the board for resumeGrace, the event is not even made
+// (build is not called): its number is used up and the ring emptied, so that
+// a client resuming from before it gets the board whole instead. A board
+// nobody watches costs its runs no encoding and no SVG, and a client whose
+// connection dropped has resumeGrace to come back to a replay.
+func (h *hub) publish(typ string, build func() []byte) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.seq++
-	f := frame(h.eventID(h.seq), typ, data)
+	if len(h.subs) == 0 && (h.left.IsZero() || time.Since(h.left) > resumeGrace) {
+		clear(h.ring)
+		h.ring, h.bytes = h.ring[:0], 0
+		return
+	}
+	f := frame(h.eventID(h.seq), typ, build())
 	h.ring = append(h.ring, kept{h.seq, f})
 	h.bytes += len(f)
 	for len(h.ring) > ringSize || (h.bytes > h.s.ringBytes && len(h.ring) > 1) {
@@ -86,8 +102,10 @@ func boardEventJSON(id string, st BoardState, b *whiteboard.Board) []byte {
 // publishBoard sends the committed board to every watcher (after a
 // rollback, an undo, a redo). The caller holds lb's lock.
 func (h *hub) publishBoard(lb *liveBoard) {
-	st, b := lb.committed()
-	h.publish("board", boardEventJSON(lb.id, st, b))
+	h.publish("board", func() []byte {
+		st, b := lb.committed()
+		return boardEventJSON(lb.id, st, b)
+	})
 }
 
 // setWorking notes the board a run is changing (nil when it ends), so that
@@ -128,6 +146,7 @@ func (h *hub) subscribe(lastID string, state func() (BoardState, *whiteboard.Boa
 		q.push(frame(h.eventID(h.seq), "board", boardEventJSON(h.id, st, b)))
 	}
 	h.subs[q] = struct{}{}
+	h.left = time.Time{}
 	return q
 }
 
@@ -153,6 +172,9 @@ func (h *hub) resumable(lastID string) (uint64, bool) {
 func (h *hub) unsubscribe(q *subscriber) {
 	h.mu.Lock()
 	delete(h.subs, q)
+	if len(h.subs) == 0 {
+		h.left = time.Now()
+	}
 	h.mu.Unlock()
 	q.close()
 }

@@ -148,10 +148,14 @@ func (s *Server) run(ctx context.Context, spec runSpec, sink *runSink) (o runOut
 		o.board = s.settle(lb, sink, base, ok || !spec.atomic)
 		lb.hub.setWorking(nil) // before the rollback's board event, which a new watcher must not miss
 	}
-	sink.finish(mustJSON(answer), o.board)
-	if lb != nil && o.board != nil && !o.board.Committed {
-		if changed, _ := sink.boardChanged(); changed {
-			lb.hub.publishBoard(lb) // watchers drew the run's changes live: they go back
+	sink.finish(answer, o.board)
+	if lb != nil {
+		// Watchers drew the run's changes live: after a rollback they go
+		// back, and a change no tool_call_end carried (a call that changed
+		// the board after the engine stopped waiting for it) reaches them
+		// with the board whole.
+		if changed, unsent := sink.boardChanged(); (changed && !o.board.Committed) || unsent {
+			lb.hub.publishBoard(lb)
 		}
 	}
 	return o

@@ -93,11 +93,12 @@ func (k *runSink) observe(ev engine.Event) {
 	if !k.listened() {
 		return
 	}
-	var extra []field
-	if ev.Type == engine.EventToolCallEnd && changed {
-		extra = append(extra, field{"change", k.changeJSON(c)})
-	}
-	k.send(string(ev.Type), eventJSON(ev), extra...)
+	k.send(string(ev.Type), func() []byte {
+		if ev.Type == engine.EventToolCallEnd && changed {
+			return withFields(eventJSON(ev), field{"change", k.changeJSON(c)})
+		}
+		return eventJSON(ev)
+	})
 }
 
 // changeJSON is a tool_call_end's "change": the objects the call created or
@@ -118,35 +119,45 @@ func (k *runSink) sendStart() {
 	}
 	k.started = true
 	if k.listened() {
-		k.send(string(engine.EventRunStart), eventJSON(*k.start))
+		k.send(string(engine.EventRunStart), func() []byte { return eventJSON(*k.start) })
 	}
 }
 
 // send delivers one event to the run's stream and its board's watchers
-// (these with the board's id). k.mu is held, so that both see the run's
-// events in one order.
-func (k *runSink) send(typ string, data []byte, extra ...field) {
-	data = withFields(data, extra...)
+// (these with the board's id). build makes the event's data, only if
+// someone is there to read it: a board nobody watches costs its runs no
+// encoding, no SVG. k.mu is held, so that both see the run's events in one
+// order.
+func (k *runSink) send(typ string, build func() []byte) {
+	var data []byte
+	once := func() []byte {
+		if data == nil {
+			data = build()
+		}
+		return data
+	}
 	if k.sub != nil {
-		k.sub.push(frame("", typ, data))
+		k.sub.push(frame("", typ, once()))
 	}
 	if k.board != nil {
-		k.board.hub.publish(typ, withFields(data, field{"boardId", jsonString(k.board.id)}))
+		k.board.hub.publish(typ, func() []byte { return withFields(once(), field{"boardId", jsonString(k.board.id)}) })
 	}
 }
 
 // finish sends run_end with the run's result and, for a board run, what
 // became of its work; then the client's stream ends.
-func (k *runSink) finish(result json.RawMessage, board *boardOutcome) {
+func (k *runSink) finish(result any, board *boardOutcome) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	k.sendStart()
 	if k.end != nil && k.listened() {
-		extra := []field{{"result", result}}
-		if board != nil {
-			extra = append(extra, field{"board", mustJSON(board)})
-		}
-		k.send(string(engine.EventRunEnd), eventJSON(*k.end), extra...)
+		k.send(string(engine.EventRunEnd), func() []byte {
+			extra := []field{{"result", mustJSON(result)}}
+			if board != nil {
+				extra = append(extra, field{"board", mustJSON(board)})
+			}
+			return withFields(eventJSON(*k.end), extra...)
+		})
 	}
 	if k.sub != nil {
 		k.sub.close()

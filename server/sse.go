@@ -147,6 +147,11 @@ func (s *Server) pump(w http.ResponseWriter, r *http.Request, q *subscriber, fir
 		case <-r.Context().Done():
 			return errClientGone
 		case <-stop:
+			// What was sent before the end still goes out (a run's
+			// run_end, when the server shuts down after it).
+			if frames, _, dropped := q.take(); !dropped && len(frames) > 0 {
+				write(frames)
+			}
 			return errStopped
 		}
 	}

@@ -19,6 +19,10 @@ func (s *Server) handleBoardEvents(w http.ResponseWriter, r *http.Request, id st
 		return herr
 	}
 	defer s.boards.release(lb)
+	if r.Method == http.MethodHead {
+		startStream(w, nil) // the headers of a stream, without one
+		return nil
+	}
 	q := lb.hub.subscribe(r.Header.Get("Last-Event-ID"), lb.committed)
 	defer lb.hub.unsubscribe(q)
 	startStream(w, nil)

@@ -1,0 +1,76 @@
+package server
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/codemode-dev/codemode/engine"
+	"github.com/codemode-dev/codemode/tools/whiteboard"
+)
+
+// tenCalls is a script of ten whiteboard calls, the load test's kind of run.
+const tenCalls = `{"code":"for (let i = 0; i < 10; i++) await tools.createStickyNote({text: 'n' + i, x: i * 220, y: 0})"}`
+
+// BenchmarkBoardRun is one run of ten calls on a board of its own, through
+// the handler (no network), with the memory store; -watched adds a watcher
+// to each board, which makes every event (and its SVG).
+func BenchmarkBoardRun(b *testing.B) {
+	for _, watched := range []bool{false, true} {
+		b.Run(fmt.Sprintf("watched=%v", watched), func(b *testing.B) {
+			s, err := New(Options{Store: NewMemoryStore(), MaxRuns: 1024})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Shutdown(b.Context())
+			b.RunParallel(func(pb *testing.PB) {
+				id := fmt.Sprintf("b%p", pb)
+				req := httptest.NewRequest("POST", "/v1/boards", strings.NewReader(`{"id":"`+id+`"}`))
+				req.Header.Set("Content-Type", "application/json")
+				s.ServeHTTP(httptest.NewRecorder(), req)
+				if watched {
+					lb, _ := s.boards.acquire(b.Context(), id)
+					q := lb.hub.subscribe("", lb.committed)
+					defer func() { lb.hub.unsubscribe(q); s.boards.release(lb) }()
+					go func() {
+						for range q.wake {
+							if _, closed, _ := q.take(); closed {
+								return
+							}
+						}
+					}()
+				}
+				for pb.Next() {
+					req := httptest.NewRequest("POST", "/v1/boards/"+id+"/execute", strings.NewReader(tenCalls))
+					req.Header.Set("Content-Type", "application/json")
+					rec := httptest.NewRecorder()
+					s.ServeHTTP(rec, req)
+					if rec.Code != http.StatusOK {
+						b.Fatalf("%d %s", rec.Code, rec.Body)
+					}
+				}
+			})
+		})
+	}
+}
+
+// BenchmarkEngineOnly is the engine's part of BenchmarkBoardRun: the same
+// script on a fresh board, called directly.
+func BenchmarkEngineOnly(b *testing.B) {
+	s, err := New(Options{Store: NewMemoryStore()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Shutdown(b.Context())
+	req, _ := engine.ParseExecuteRequest([]byte(tenCalls))
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			ctx := whiteboard.NewContext(b.Context(), whiteboard.NewBoard())
+			if res, err := s.Engine().Execute(ctx, req); err != nil || !res.Success {
+				b.Fatal(err, res.Error)
+			}
+		}
+	})
+}
