@@ -23,6 +23,7 @@ func TestErrors(t *testing.T) {
 		wantHeader               map[string]string
 	}{
 		{"unknown route", "GET", "/v1/nothing", "", nil, 404, "bad_request", []string{`no such endpoint: "/v1/nothing"`}, nil},
+		{"the API's root", "GET", "/v1", "", nil, 404, "bad_request", []string{`no such endpoint: "/v1"`}, nil},
 		{"unknown board route", "GET", "/v1/boards/b1/nothing", "", nil, 404, "bad_request", []string{"no such endpoint"}, nil},
 		{"trailing slash", "GET", "/v1/boards/", "", nil, 404, "bad_request", []string{"no such endpoint"}, nil},
 		{"method on tools", "POST", "/v1/tools", "{}", nil, 405, "bad_request", []string{"method POST is not allowed here; allowed: GET, HEAD, OPTIONS"}, map[string]string{"Allow": "GET, HEAD, OPTIONS"}},

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/codemode-dev/codemode/engine"
 )
 
 // boardTexts returns the texts of a board answer's objects, in board order.
@@ -274,5 +276,22 @@ func TestStateless(t *testing.T) {
 	}
 	if err := json.Unmarshal(body, &got); err != nil || res.StatusCode != 200 || got.Summary.Successful != 2 {
 		t.Fatalf("%d %s", res.StatusCode, body)
+	}
+}
+
+// TestTraceCut: a script's answer has its call trace cut the way `codemode
+// run` prints it, with the warning.
+func TestTraceCut(t *testing.T) {
+	cfg := engine.DefaultConfig()
+	cfg.Limits.MaxResultChars = 200
+	s := newTestServer(t, Options{Config: cfg})
+	res, body := do(t, s, "POST", "/v1/execute", `{"code":"for (let i = 0; i < 5; i++) await tools.createStickyNote({text: 'note ' + i, x: i * 220, y: 0}); await tools.getBoardState({}); return 1"}`)
+	var got engine.ExecuteResult
+	if err := json.Unmarshal(body, &got); err != nil || res.StatusCode != 200 || !got.Success {
+		t.Fatalf("%d %s", res.StatusCode, body)
+	}
+	last := got.Calls[len(got.Calls)-1]
+	if last.Tool != "getBoardState" || !last.Truncated || !slices.Contains(got.Warnings, "the call trace was cut to fit the output limits (records marked truncated)") {
+		t.Errorf("trace not cut: %+v %q", last, got.Warnings)
 	}
 }

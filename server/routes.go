@@ -107,7 +107,7 @@ func (s *Server) boardEndpoint(sub []string) (endpoint, bool) {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rw := &responseWriter{ResponseWriter: w}
 	defer s.recoverPanic(rw, r)
-	if !strings.HasPrefix(r.URL.Path, "/v1/") && r.URL.Path != "/healthz" {
+	if !strings.HasPrefix(r.URL.Path, "/v1/") && r.URL.Path != "/v1" && r.URL.Path != "/healthz" {
 		s.serveWeb(rw, r)
 		return
 	}
