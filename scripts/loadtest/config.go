@@ -26,6 +26,8 @@ type Config struct {
 	ServeBinary string // start this binary's serve command ("" = in-process server)
 	Runner      string // "worker" or "inprocess" (in-process server and ServeBinary)
 	Store       string // "sqlite" or "memory" (in-process server)
+	MaxWorkers  int    // worker processes running scripts at once (in-process server; 0 = the pool's default)
+	WarmWorkers int    // idle worker processes the pool keeps (in-process server; 0 = the pool's default)
 	CPUProfile  string // write this process's CPU profile over the measured time here
 	JSON        bool   // report as JSON
 }
@@ -113,6 +115,15 @@ func (c Config) Check() error {
 	}
 	if c.Store != "sqlite" && (c.URL != "" || c.ServeBinary != "") {
 		bad("--store %s is for the in-process server (codemode serve keeps boards in SQLite)", c.Store)
+	}
+	if c.MaxWorkers < 0 || c.MaxWorkers > 256 {
+		bad("--max-workers %d: want 1 to 256, or 0 for the pool's default", c.MaxWorkers)
+	}
+	if c.WarmWorkers < 0 || c.WarmWorkers > 256 {
+		bad("--warm-workers %d: want 1 to 256, or 0 for the pool's default", c.WarmWorkers)
+	}
+	if (c.MaxWorkers != 0 || c.WarmWorkers != 0) && (c.URL != "" || c.ServeBinary != "" || c.Runner != "worker") {
+		bad("--max-workers and --warm-workers are for the in-process server with --runner worker")
 	}
 	return errors.Join(errs...)
 }

@@ -427,10 +427,11 @@ func Run(ctx context.Context, cfg Config, logw io.Writer) (*Report, error) {
 	ctx, cancel := context.WithTimeoutCause(ctx, cfg.HardLimit(), fmt.Errorf("the hard limit of %v was reached", cfg.HardLimit()))
 	defer cancel()
 	rep := &Report{
-		Config:      cfg,
-		LoadAverage: loadAverage(),
-		NumCPU:      runtime.NumCPU(),
-		GoVersion:   runtime.Version(),
+		Config:         cfg,
+		WorkersStarted: -1,
+		LoadAverage:    loadAverage(),
+		NumCPU:         runtime.NumCPU(),
+		GoVersion:      runtime.Version(),
 	}
 	rep.Script = "built-in (10 calls: a frame, 6 stickies, 3 connectors)"
 	if cfg.ScriptFile != "" {
@@ -493,6 +494,10 @@ func Run(ctx context.Context, cfg Config, logw io.Writer) (*Report, error) {
 	}
 	l.counting.Store(true)
 	startSample := sampler.now()
+	startedBefore := 0
+	if t.started != nil {
+		startedBefore = t.started()
+	}
 	selfStart, _ := sampleProc(os.Getpid())
 	busyStart, stealStart, machineOK := machineCPU()
 	if cfg.CPUProfile != "" {
@@ -517,6 +522,9 @@ func Run(ctx context.Context, cfg Config, logw io.Writer) (*Report, error) {
 	selfEnd, _ := sampleProc(os.Getpid())
 	busyEnd, stealEnd, _ := machineCPU()
 	peak := stopSampling()
+	if t.started != nil {
+		rep.WorkersStarted = t.started() - startedBefore
+	}
 
 	rep.Window = window
 	rep.RSSStart, rep.RSSEnd, rep.RSSPeak = startSample, endSample, peak

@@ -105,6 +105,8 @@ Flags:
 	fs.StringVar(&cfg.ServeBinary, "serve", "", "start this codemode binary's serve command and load it")
 	fs.StringVar(&cfg.Runner, "runner", cfg.Runner, "in-process server and --serve: worker or inprocess")
 	fs.StringVar(&cfg.Store, "store", cfg.Store, "in-process server: sqlite (in a temporary directory) or memory")
+	fs.IntVar(&cfg.MaxWorkers, "max-workers", 0, "in-process server: worker processes running scripts at once (default: the pool's, 8 per CPU)")
+	fs.IntVar(&cfg.WarmWorkers, "warm-workers", 0, "in-process server: idle worker processes the pool keeps (default: the pool's, 1 per CPU); a worker back from a run while that many are idle is stopped")
 	fs.StringVar(&cfg.CPUProfile, "cpuprofile", "", "write a CPU profile of this process over the measured time to FILE (the in-process server's time is in it)")
 	fs.BoolVar(&cfg.JSON, "json", false, "print the report as JSON")
 	if err := fs.Parse(args); err != nil {

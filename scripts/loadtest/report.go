@@ -47,9 +47,13 @@ type Report struct {
 	RSSPeak  *procSample `json:"rssPeak,omitempty"` // RSS and ChildRSS: the highest of each
 	// CPU time used during the window: by the server's process, by its
 	// workers, and by this process when it is not the server.
-	ServerCPU time.Duration `json:"serverCPU"`
-	WorkerCPU time.Duration `json:"workerCPU"`
-	ClientCPU time.Duration `json:"clientCPU"`
+	// WorkersStarted is how many worker processes the server started
+	// during the window, -1 where it is not known (only the in-process
+	// server's pool says).
+	WorkersStarted int           `json:"workersStarted"`
+	ServerCPU      time.Duration `json:"serverCPU"`
+	WorkerCPU      time.Duration `json:"workerCPU"`
+	ClientCPU      time.Duration `json:"clientCPU"`
 	// MachineCPU is the busy time of the whole machine during the window
 	// (/proc/stat), StolenCPU what the hypervisor took: MachineCPU minus
 	// the above is what else ran meanwhile.
@@ -165,8 +169,12 @@ func (r *Report) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "RSS:       %s: idle %s, start %s, end %s, peak %s (peak since it started: %s)\n",
 		who, mib(cmp.Or(r.RSSIdle, s).RSS), mib(s.RSS), mib(e.RSS), mib(p.RSS), mib(e.HWM))
 	if s.Children > 0 || e.Children > 0 {
-		fmt.Fprintf(w, "           workers: %d processes at the start, %d at the end: %s, %s, peak %s in all\n",
+		fmt.Fprintf(w, "           workers: %d processes at the start, %d at the end: %s, %s, peak %s in all",
 			s.Children, e.Children, mib(s.ChildRSS), mib(e.ChildRSS), mib(p.ChildRSS))
+		if r.WorkersStarted >= 0 {
+			fmt.Fprintf(w, "; %d worker processes started while measuring", r.WorkersStarted)
+		}
+		fmt.Fprintln(w)
 	}
 	runs := float64(max(r.Runs, 1))
 	perRun := func(d time.Duration) string { return fmt.Sprintf("%.2f ms/run", float64(d)/1e6/runs) }

@@ -33,6 +33,9 @@ type target struct {
 	pid  int
 	self bool
 	stop func(ctx context.Context) error
+	// started counts the worker processes the server has started, where
+	// it is known (the in-process server's pool); nil elsewhere.
+	started func() int
 }
 
 // startTarget starts or finds the server the configuration names.
@@ -82,13 +85,15 @@ func startInProcess(cfg Config, logw io.Writer) (_ *target, err error) {
 		cleanup = append(cleanup, store.Close)
 	}
 	var runner engine.ScriptRunner
+	var started func() int
 	if cfg.Runner == "worker" {
-		pool, err := worker.New(worker.Config{})
+		pool, err := worker.New(worker.Config{Max: cfg.MaxWorkers, Warm: cfg.WarmWorkers})
 		if err != nil {
 			return nil, err
 		}
 		cleanup = append(cleanup, pool.Close)
 		runner = pool
+		started = func() int { return pool.Stats().Started }
 	}
 	srv, err := server.New(server.Options{
 		Store:  store,
@@ -97,6 +102,13 @@ func startInProcess(cfg Config, logw io.Writer) (_ *target, err error) {
 	})
 	if err != nil {
 		return nil, err
+	}
+	maxDesc := ""
+	if cfg.MaxWorkers > 0 {
+		maxDesc += fmt.Sprintf(", at most %d workers", cfg.MaxWorkers)
+	}
+	if cfg.WarmWorkers > 0 {
+		maxDesc += fmt.Sprintf(", %d kept warm", cfg.WarmWorkers)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -116,11 +128,12 @@ func startInProcess(cfg Config, logw io.Writer) (_ *target, err error) {
 		return errors.Join(errs...)
 	}
 	return &target{
-		base: "http://" + ln.Addr().String(),
-		desc: fmt.Sprintf("server.New in this process (runner %s, %s)", cfg.Runner, storeDesc),
-		pid:  os.Getpid(),
-		self: true,
-		stop: stop,
+		base:    "http://" + ln.Addr().String(),
+		desc:    fmt.Sprintf("server.New in this process (runner %s%s, %s)", cfg.Runner, maxDesc, storeDesc),
+		pid:     os.Getpid(),
+		self:    true,
+		stop:    stop,
+		started: started,
 	}, nil
 }
 
