@@ -521,7 +521,8 @@ func Run(ctx context.Context, cfg Config, logw io.Writer) (*Report, error) {
 	endSample := sampler.now()
 	selfEnd, _ := sampleProc(os.Getpid())
 	busyEnd, stealEnd, _ := machineCPU()
-	peak := stopSampling()
+	peak, series := stopSampling()
+	rep.RSSTimeline, rep.WorkerRSSTimeline = timeline(series, from, time.Now())
 	if t.started != nil {
 		rep.WorkersStarted = t.started() - startedBefore
 	}

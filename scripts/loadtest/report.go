@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -45,6 +46,10 @@ type Report struct {
 	RSSStart *procSample `json:"rssStart,omitempty"`
 	RSSEnd   *procSample `json:"rssEnd,omitempty"`
 	RSSPeak  *procSample `json:"rssPeak,omitempty"` // RSS and ChildRSS: the highest of each
+	// RSSTimeline and WorkerRSSTimeline are the RSS of the process and of
+	// its workers at every tenth of the window, from its start to its end.
+	RSSTimeline       []int64 `json:"rssTimeline,omitempty"`
+	WorkerRSSTimeline []int64 `json:"workerRSSTimeline,omitempty"`
 	// CPU time used during the window: by the server's process, by its
 	// workers, and by this process when it is not the server.
 	// WorkersStarted is how many worker processes the server started
@@ -176,6 +181,23 @@ func (r *Report) WriteText(w io.Writer) {
 		}
 		fmt.Fprintln(w)
 	}
+	line := func(vs []int64) string {
+		var b strings.Builder
+		for i, v := range vs {
+			if i > 0 {
+				b.WriteString(" ")
+			}
+			fmt.Fprintf(&b, "%.0f", float64(v)/(1<<20))
+		}
+		return b.String() + " MiB"
+	}
+	if len(r.RSSTimeline) > 0 {
+		fmt.Fprintf(w, "           over the window, every tenth: %s", line(r.RSSTimeline))
+		if s.Children > 0 || e.Children > 0 {
+			fmt.Fprintf(w, "; workers %s", line(r.WorkerRSSTimeline))
+		}
+		fmt.Fprintln(w)
+	}
 	runs := float64(max(r.Runs, 1))
 	perRun := func(d time.Duration) string { return fmt.Sprintf("%.2f ms/run", float64(d)/1e6/runs) }
 	cores := func(d time.Duration) string { return fmt.Sprintf("%.2f cores", d.Seconds()/r.Window.Seconds()) }
@@ -218,18 +240,21 @@ func (s *sampler) now() *procSample {
 }
 
 // watch samples every 250 ms until the returned function is called, which
-// returns the peaks (nil when nothing could be sampled).
-func (s *sampler) watch() func() *procSample {
+// returns the peaks (nil when nothing could be sampled) and the samples.
+func (s *sampler) watch() func() (*procSample, []timedSample) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	var peak *procSample
+	var series []timedSample
 	record := func() {
 		ps := s.now()
 		if ps == nil {
 			return
 		}
+		series = append(series, timedSample{time.Now(), *ps})
 		if peak == nil {
-			peak = ps
+			p := *ps
+			peak = &p
 			return
 		}
 		peak.RSS = max(peak.RSS, ps.RSS)
@@ -250,9 +275,34 @@ func (s *sampler) watch() func() *procSample {
 			}
 		}
 	})
-	return func() *procSample {
+	return func() (*procSample, []timedSample) {
 		close(done)
 		wg.Wait()
-		return peak
+		return peak, series
 	}
+}
+
+type timedSample struct {
+	at time.Time
+	procSample
+}
+
+// timeline picks from series the samples nearest to each tenth of the
+// window [from, to]: RSS of the process and of its children, in bytes.
+func timeline(series []timedSample, from, to time.Time) (rss, child []int64) {
+	if len(series) == 0 {
+		return nil, nil
+	}
+	for i := 0; i <= 10; i++ {
+		at := from.Add(time.Duration(i) * to.Sub(from) / 10)
+		best := series[0]
+		for _, s := range series {
+			if s.at.Sub(at).Abs() < best.at.Sub(at).Abs() {
+				best = s
+			}
+		}
+		rss = append(rss, best.RSS)
+		child = append(child, best.ChildRSS)
+	}
+	return rss, child
 }
