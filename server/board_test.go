@@ -95,7 +95,7 @@ func TestRunsAreUndoSteps(t *testing.T) {
 		}
 		return res.Header
 	}
-	h := run(batchOf(sticky("a1", 0), sticky("a2", 300)))
+	h := run(`{"operations":[` + sticky("a1", 0) + `,` + sticky("a2", 300) + `],"executionMode":"sequential"}`)
 	if h.Get("Codemode-Board-Version") != "2" || h.Get("Codemode-Board-Committed") != "true" || !strings.HasPrefix(h.Get("Codemode-Run-Id"), "run_") {
 		t.Errorf("headers %v", h)
 	}
