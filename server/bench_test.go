@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/codemode-dev/codemode/engine"
@@ -15,7 +16,9 @@ import (
 const tenCalls = `{"code":"for (let i = 0; i < 10; i++) await tools.createStickyNote({text: 'n' + i, x: i * 220, y: 0})"}`
 
 // BenchmarkBoardRun is one run of ten calls on a board of its own, through
-// the handler (no network), with the memory store; -watched adds a watcher
+// the handler (no network), with the memory store. Each goroutine moves to a
+// new board every 50 runs, so that the cost per run does not grow with b.N
+// (a run clones and commits its whole board). watched=true adds a watcher
 // to each board, which makes every event (and its SVG).
 func BenchmarkBoardRun(b *testing.B) {
 	for _, watched := range []bool{false, true} {
@@ -25,24 +28,16 @@ func BenchmarkBoardRun(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer s.Shutdown(b.Context())
+			var boards atomic.Int64
 			b.RunParallel(func(pb *testing.PB) {
-				id := fmt.Sprintf("b%p", pb)
-				req := httptest.NewRequest("POST", "/v1/boards", strings.NewReader(`{"id":"`+id+`"}`))
-				req.Header.Set("Content-Type", "application/json")
-				s.ServeHTTP(httptest.NewRecorder(), req)
-				if watched {
-					lb, _ := s.boards.acquire(b.Context(), id)
-					q := lb.hub.subscribe("", lb.committed)
-					defer func() { lb.hub.unsubscribe(q); s.boards.release(lb) }()
-					go func() {
-						for range q.wake {
-							if _, closed, _ := q.take(); closed {
-								return
-							}
-						}
-					}()
-				}
-				for pb.Next() {
+				var id string
+				stop := func() {}
+				defer func() { stop() }()
+				for i := 0; pb.Next(); i++ {
+					if i%50 == 0 {
+						stop()
+						id, stop = benchBoard(b, s, fmt.Sprintf("b%d", boards.Add(1)), watched)
+					}
 					req := httptest.NewRequest("POST", "/v1/boards/"+id+"/execute", strings.NewReader(tenCalls))
 					req.Header.Set("Content-Type", "application/json")
 					rec := httptest.NewRecorder()
@@ -53,6 +48,36 @@ func BenchmarkBoardRun(b *testing.B) {
 				}
 			})
 		})
+	}
+}
+
+// benchBoard creates a board and, if watched, a watcher reading its events;
+// stop ends the watcher.
+func benchBoard(b *testing.B, s *Server, id string, watched bool) (string, func()) {
+	req := httptest.NewRequest("POST", "/v1/boards", strings.NewReader(`{"id":"`+id+`"}`))
+	req.Header.Set("Content-Type", "application/json")
+	s.ServeHTTP(httptest.NewRecorder(), req)
+	if !watched {
+		return id, func() {}
+	}
+	lb, herr := s.boards.acquire(b.Context(), id)
+	if herr != nil {
+		b.Fatal(herr)
+	}
+	q := lb.hub.subscribe("", lb.committed)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range q.wake {
+			if _, closed, _ := q.take(); closed {
+				return
+			}
+		}
+	}()
+	return id, func() {
+		lb.hub.unsubscribe(q)
+		<-done
+		s.boards.release(lb)
 	}
 }
 
@@ -70,6 +95,27 @@ func BenchmarkEngineOnly(b *testing.B) {
 			ctx := whiteboard.NewContext(b.Context(), whiteboard.NewBoard())
 			if res, err := s.Engine().Execute(ctx, req); err != nil || !res.Success {
 				b.Fatal(err, res.Error)
+			}
+		}
+	})
+}
+
+// BenchmarkStatelessRun is BenchmarkEngineOnly through the handler: the
+// server's own cost of a run, without a board's.
+func BenchmarkStatelessRun(b *testing.B) {
+	s, err := New(Options{Store: NewMemoryStore(), MaxRuns: 1024})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Shutdown(b.Context())
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			req := httptest.NewRequest("POST", "/v1/execute", strings.NewReader(tenCalls))
+			req.Header.Set("Content-Type", "application/json")
+			rec := httptest.NewRecorder()
+			s.ServeHTTP(rec, req)
+			if rec.Code != http.StatusOK {
+				b.Fatalf("%d %s", rec.Code, rec.Body)
 			}
 		}
 	})
