@@ -332,7 +332,7 @@ func (tb *tab) text(sel string) string {
 // boardID is the id of the board the page shows.
 func (tb *tab) boardID() string {
 	tb.e.t.Helper()
-	tb.wait("a board is open", `/^#\/boards\/[A-Za-z0-9_-]+$/.test(location.hash) && document.querySelector("#conn").dataset.state === "live"`)
+	tb.wait("a board is open", `/^#\/boards\/[A-Za-z0-9_-]+$/.test(location.hash) && document.querySelector("#conn").dataset.state === "live" && document.querySelector("#canvas").dataset.synced === "true"`)
 	var h string
 	tb.eval(`location.hash`, &h)
 	return strings.TrimPrefix(h, "#/boards/")
@@ -749,7 +749,9 @@ func TestTokenAndResume(t *testing.T) {
 	const token = "s3cret-token"
 	e := newEnv(t, envOptions{token: token})
 	id := e.newBoard(`[]`)
-	tb := e.open("#/boards/" + id + "&token=" + token)
+	// The address codemode serve prints: the token after the app's URL.
+	tb := e.open("#token=" + token)
+	tb.click("Open board test")
 	if got := tb.boardID(); got != id {
 		t.Fatalf("open board %q, want %q", got, id)
 	}

@@ -329,6 +329,7 @@ class BoardPage {
 
   close() {
     this.abort.abort();
+    delete $("#canvas").dataset.synced;
     $("#canvas").querySelector("svg")?.remove();
     if ($("#approval").open) $("#approval").close();
   }
@@ -440,6 +441,7 @@ class BoardPage {
     switch (e.type) {
       case "board":
         this.drawn = true;
+        $("#canvas").dataset.synced = "true"; // the stream's board is drawn (tests wait for it)
         if (typeof data.svg === "string" && this.view.setSVG(data.svg)) {
           // drawn
         } else this.refresh();
