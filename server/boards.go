@@ -167,13 +167,3 @@ func (g *registry) forget(lb *liveBoard) {
 		delete(g.boards, lb.id)
 	}
 }
-
-// lockBoard waits for lb's lock until ctx ends.
-func lockBoard(ctx context.Context, lb *liveBoard) (unlock func(), err error) {
-	select {
-	case lb.lock <- struct{}{}:
-		return func() { <-lb.lock }, nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-}

@@ -2,7 +2,6 @@ package server
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -97,13 +96,4 @@ func writeBody(w http.ResponseWriter, status int, contentType string, body []byt
 	h.Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
 	w.Write(body)
-}
-
-// asHTTPError returns err as an *httpError, or a 500 for anything else.
-func asHTTPError(err error) *httpError {
-	var he *httpError
-	if errors.As(err, &he) {
-		return he
-	}
-	return internal(err)
 }

@@ -120,9 +120,8 @@ func (h *hub) setWorking(b *whiteboard.Board) {
 
 // subscribe adds a watcher. If lastID names an event still in the ring, the
 // events after it are queued; otherwise a `board` event with the board as it
-// is now, whose id is the latest event's, so that resuming from it misses
-// nothing. committed and state are the committed board; lb's lock need not be
-// held (the registry's load happened before).
+// is now — the committed one from state, or the one a run is changing —
+// whose id is the latest event's, so that resuming from it misses nothing.
 func (h *hub) subscribe(lastID string, state func() (BoardState, *whiteboard.Board)) *subscriber {
 	q := newSubscriber(h.s.queueBytes)
 	h.mu.Lock()

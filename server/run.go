@@ -74,7 +74,7 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request, kind engine.R
 	if wantsStream(r) {
 		sub = newSubscriber(s.queueBytes)
 	}
-	sink := newSink(s, lb, sub)
+	sink := newSink(lb, sub)
 	ctx, cancel := context.WithCancel(s.base)
 	if sub == nil {
 		// A client that hangs up while it waits cancels its run. (A

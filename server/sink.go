@@ -25,7 +25,6 @@ type sinkKey struct{}
 // answers 400 and streams nothing), and run_end until the run's board work is
 // settled, so that it can carry the result and the commit.
 type runSink struct {
-	s     *Server
 	board *liveBoard        // nil for a stateless run
 	work  *whiteboard.Board // the board the run works on
 	sub   *subscriber       // the POST stream; nil for a JSON answer
@@ -39,8 +38,8 @@ type runSink struct {
 	changed bool // a call of the run changed the board
 }
 
-func newSink(s *Server, lb *liveBoard, sub *subscriber) *runSink {
-	return &runSink{s: s, board: lb, sub: sub}
+func newSink(lb *liveBoard, sub *subscriber) *runSink {
+	return &runSink{board: lb, sub: sub}
 }
 
 func sinkFrom(ctx context.Context) *runSink {
