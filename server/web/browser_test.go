@@ -463,6 +463,15 @@ func TestFirstVisitAndBoardList(t *testing.T) {
 	tb.run("back to the list", chromedp.Navigate(e.ts.URL+"/#/"))
 	tb.wait("both boards are listed", `document.querySelectorAll("#boards .card").length === 2`)
 	tb.wait("thumbnails load", `[...document.querySelectorAll("#boards img")].every(i => i.complete && i.naturalWidth > 0)`)
+
+	// A board deleted while open: the page says so and goes back to the list.
+	tb.click("Open board Team retro")
+	tb.boardID()
+	if status, data := e.api(http.MethodDelete, "/v1/boards/"+second, ""); status != http.StatusNoContent {
+		t.Fatalf("DELETE: %d %s", status, data)
+	}
+	tb.wait("the page says the board was deleted", `document.querySelector("#toast").textContent === "This board was deleted."`)
+	tb.wait("the list shows the board left", fmt.Sprintf(`location.hash === "#/" && document.querySelectorAll("#boards .card").length === 1 && !!document.querySelector('#boards a[href="#/boards/%s"]')`, first))
 }
 
 // TestFlowchartLive: examples/flowchart.ts picked and run in the app; its
