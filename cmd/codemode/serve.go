@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -72,6 +73,9 @@ func serve(ctx context.Context, stop func(), args []string, getenv func(string) 
 		return usageError(stderr, "serve", err)
 	}
 	addr, token, err := o.listenPlan(getenv)
+	if err == nil {
+		err = checkOrigins(o.allowOrigins)
+	}
 	if err != nil {
 		return usageError(stderr, "serve", err)
 	}
@@ -197,6 +201,25 @@ func (o *options) listenPlan(getenv func(string) string) (addr, token string, er
 		return "", "", fmt.Errorf("--addr %s is not a loopback address, so others could reach the server: give it a token with --token TOKEN or the %s environment variable (clients send \"Authorization: Bearer TOKEN\")", addr, tokenEnv)
 	}
 	return addr, token, nil
+}
+
+// checkOrigins accepts origins as browsers send them in Origin: a scheme,
+// a host and maybe a port, nothing more. The server compares them exactly,
+// so a path, a trailing slash or a wildcard would never match and only
+// look as if it allowed something.
+func checkOrigins(origins []string) error {
+	var bad []string
+	for _, o := range origins {
+		u, err := url.Parse(o)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
+			u.Path != "" || u.RawQuery != "" || u.Fragment != "" || strings.HasSuffix(o, "?") || strings.HasSuffix(o, "#") {
+			bad = append(bad, strictjson.Quote(o))
+		}
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("--allow-origin %s: want an origin, scheme://host[:port] with nothing after it, as in https://app.example.com (each one named, no wildcard)", strings.Join(bad, ", "))
+	}
+	return nil
 }
 
 var tokenRe = regexp.MustCompile(`^[A-Za-z0-9._~+/=-]+$`)

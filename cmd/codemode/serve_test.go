@@ -44,6 +44,7 @@ func TestServeUsageErrors(t *testing.T) {
 		{[]string{"--runner", "vm"}, `serve: invalid value "vm" for --runner`},
 		{[]string{"--board", "b.json"}, `serve: --board is for batch and run only`},
 		{[]string{"--token", ""}, `serve: --token needs a value (--token TOKEN), not ""`},
+		{[]string{"--allow-origin", "https://ok.example", "--allow-origin", "*", "--allow-origin", "https://app.example.com/", "--allow-origin", "app.example.com"}, `serve: --allow-origin "*", "https://app.example.com/", "app.example.com": want an origin, scheme://host[:port] with nothing after it, as in https://app.example.com (each one named, no wildcard)`},
 	} {
 		args := append([]string{"serve", "--data", data}, tc.args...)
 		out, errs, code := cli(t, "", args...)
@@ -384,7 +385,7 @@ func TestServeToken(t *testing.T) {
 		t.Skip("builds the command")
 	}
 	const tok = "0123456789abcdef0123456789abcdef"
-	s := startServe(t, "--addr", "127.0.0.1:0", "--data", t.TempDir(), "--token", tok)
+	s := startServe(t, "--addr", "127.0.0.1:0", "--data", t.TempDir(), "--token", tok, "--allow-origin", "https://app.example.com")
 	if !strings.HasSuffix(s.url, "/#token="+tok) {
 		t.Errorf("URL %q does not carry the token", s.url)
 	}
@@ -394,9 +395,53 @@ func TestServeToken(t *testing.T) {
 	if code, body := s.do(t, "GET", "/v1/boards", "", "Authorization", "Bearer "+tok); code != 200 {
 		t.Errorf("with the token: %d %s", code, body)
 	}
+	// --allow-origin reaches the server: that origin's pages may read the
+	// answers, others' not.
+	for origin, want := range map[string]string{"https://app.example.com": "https://app.example.com", "https://evil.example": ""} {
+		req, _ := http.NewRequest("GET", s.base+"/v1/boards", nil)
+		req.Header.Set("Origin", origin)
+		req.Header.Set("Authorization", "Bearer "+tok)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if got := resp.Header.Get("Access-Control-Allow-Origin"); got != want {
+			t.Errorf("Origin %s: Access-Control-Allow-Origin %q, want %q", origin, got, want)
+		}
+	}
 	// With a token any Host is served: the token is the guard.
 	if code, body := s.do(t, "GET", "/v1/boards", "", "Authorization", "Bearer "+tok, "Host", "codemode.example"); code != 200 {
 		t.Errorf("with the token and another Host: %d %s", code, body)
+	}
+	if code := s.stop(t, syscall.SIGTERM); code != 0 {
+		t.Errorf("exit status %d", code)
+	}
+}
+
+// --max-body and --approve reach the server: a body over the limit is 413,
+// and with --approve none a deletion runs without waiting for anyone.
+func TestServeLimitAndApprovalFlags(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the command")
+	}
+	s := startServe(t, "--addr", "127.0.0.1:0", "--data", t.TempDir(), "--max-body", "1KiB", "--approve", "none")
+	if code, body := s.do(t, "POST", "/v1/boards", `{"id": "b", "objects": [{"id": "sticky-1", "type": "sticky", "x": 0, "y": 0, "width": 200, "height": 200, "text": "x"}]}`); code != 201 {
+		t.Fatalf("create: %d %s", code, body)
+	}
+	big := `{"code": "return 1", "input": "` + strings.Repeat("x", 1100) + `"}`
+	if code, body := s.do(t, "POST", "/v1/execute", big); code != 413 || !strings.Contains(body, "1024 bytes") {
+		t.Errorf("a body of %d bytes: %d %s", len(big), code, body)
+	}
+	client := &http.Client{Timeout: 20 * time.Second} // gated, the call would wait 5 minutes
+	resp, err := client.Post(s.base+"/v1/boards/b/batch", "application/json", strings.NewReader(`{"operations": [{"tool": "deleteObject", "args": {"objectId": "sticky-1"}}]}`))
+	if err != nil {
+		t.Fatalf("delete: %v (--approve none did not reach the server?)", err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `"successful": 1`) {
+		t.Errorf("delete: %d %s", resp.StatusCode, body)
 	}
 	if code := s.stop(t, syscall.SIGTERM); code != 0 {
 		t.Errorf("exit status %d", code)
