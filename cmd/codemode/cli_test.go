@@ -59,7 +59,8 @@ func TestCommandsRejectFlagsTheyDoNotUse(t *testing.T) {
 	}{
 		{[]string{"tools", "--board", board}, "tools: --board is for batch and run only"},
 		{[]string{"tools", "--timeout", "5s"}, "tools: --timeout is for batch and run only"},
-		{[]string{"tools", "--runner", "inprocess"}, "tools: --runner is for batch and run only"},
+		{[]string{"tools", "--runner", "inprocess"}, "tools: --runner is for batch, run and serve only"},
+		{[]string{"version", "--config", "c.json"}, "version: --config is for tools, batch, run and serve only"},
 		{[]string{"tools", "--input", "{}"}, "tools: --input is for run only"},
 		{[]string{"batch", "--ts"}, "batch: --ts is for tools only"},
 		{[]string{"run", "--json"}, "run: --json is for tools only"},

@@ -85,6 +85,14 @@ func commandNames() []string {
 	return names
 }
 
+// andList is "a, b and c".
+func andList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
 // orList is "a, b or c".
 func orList(names []string) string {
 	if len(names) < 2 {
@@ -195,7 +203,7 @@ func flagError(cmd string, err error) error {
 		name = strings.TrimLeft(name, "-")
 		for _, f := range flagSpecs {
 			if f.name == name {
-				return fmt.Errorf("--%s is for %s only", name, strings.Join(f.cmds, " and "))
+				return fmt.Errorf("--%s is for %s only", name, andList(f.cmds))
 			}
 		}
 		var names []string
@@ -271,11 +279,7 @@ func flagHelp() string {
 		for j < len(flagSpecs) && slices.Equal(flagSpecs[j].cmds, cmds) {
 			j++
 		}
-		who := strings.Join(cmds, " and ")
-		if len(cmds) > 2 {
-			who = strings.Join(cmds[:len(cmds)-1], ", ") + " and " + cmds[len(cmds)-1]
-		}
-		fmt.Fprintf(&b, "\nFlags of %s:\n", who)
+		fmt.Fprintf(&b, "\nFlags of %s:\n", andList(cmds))
 		writeFlags(&b, flagSpecs[i:j])
 		i = j
 	}
