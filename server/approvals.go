@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -24,9 +25,15 @@ type approvals struct {
 // approval_required event showed them, and the decisions so far.
 type approvalSet struct {
 	runID     string
+	boardID   string       // the board the run is on; "" for a run without one
+	event     engine.Event // the approval_required event, for watchers that come later
 	reqs      []engine.ApprovalRequest
 	decisions map[string]engine.Decision // by call id
 	done      chan struct{}              // closed once every call is decided
+	// announced is the seq of the event on its board's stream once the
+	// board's hub has published it (0 before): a watcher that subscribes
+	// after that is sent the set's undecided calls (pendingOn).
+	announced uint64
 }
 
 func newApprovals() *approvals {
@@ -34,13 +41,66 @@ func newApprovals() *approvals {
 }
 
 // open parks a set as its approval_required event goes out, before any
-// client can answer it.
-func (a *approvals) open(runID string, reqs []engine.ApprovalRequest) {
+// client can answer it; boardID is the run's board ("" for none).
+func (a *approvals) open(boardID string, ev engine.Event) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.runs[runID] = append(a.runs[runID], &approvalSet{
-		runID: runID, reqs: slices.Clone(reqs), decisions: make(map[string]engine.Decision, len(reqs)), done: make(chan struct{}),
+	a.runs[ev.RunID] = append(a.runs[ev.RunID], &approvalSet{
+		runID: ev.RunID, boardID: boardID, event: ev, reqs: slices.Clone(ev.Approvals),
+		decisions: make(map[string]engine.Decision, len(ev.Approvals)), done: make(chan struct{}),
 	})
+}
+
+// announce notes that a set's approval_required event went out on its
+// board's stream as event seq. The board's hub calls it under its lock, so
+// that every watcher either got the event or will be sent the set when it
+// subscribes (pendingOn), never both and never neither.
+func (a *approvals) announce(ev engine.Event, seq uint64) {
+	if len(ev.Approvals) == 0 {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if set := a.find(ev.RunID, ev.Approvals[0].CallID); set != nil {
+		set.announced = seq
+	}
+}
+
+// announcedSet is a set waiting on a board, as a watcher that comes later
+// is sent it: its approval_required event listing the calls still
+// undecided, and the seq of the event that announced it.
+type announcedSet struct {
+	seq   uint64
+	event engine.Event
+}
+
+// pendingOn returns the sets of runs on board id that were announced on its
+// stream and still have undecided calls, oldest first. The board's hub
+// calls it under its lock.
+func (a *approvals) pendingOn(id string) []announcedSet {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var out []announcedSet
+	for _, sets := range a.runs {
+		for _, set := range sets {
+			if set.boardID != id || set.announced == 0 {
+				continue
+			}
+			var undecided []engine.ApprovalRequest
+			for _, r := range set.reqs {
+				if _, ok := set.decisions[r.CallID]; !ok {
+					undecided = append(undecided, r)
+				}
+			}
+			if len(undecided) > 0 {
+				ev := set.event
+				ev.Approvals = undecided
+				out = append(out, announcedSet{set.announced, ev})
+			}
+		}
+	}
+	slices.SortFunc(out, func(x, y announcedSet) int { return cmp.Compare(x.seq, y.seq) })
+	return out
 }
 
 // find returns the run's open set whose first call is callID. a.mu is held.

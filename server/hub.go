@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/codemode-dev/codemode/engine"
 	"github.com/codemode-dev/codemode/tools/whiteboard"
 )
 
@@ -54,10 +55,18 @@ func newHub(s *Server, id string) *hub {
 // a client resuming from before it gets the board whole instead. A board
 // nobody watches costs its runs no encoding and no SVG, and a client whose
 // connection dropped has resumeGrace to come back to a replay.
-func (h *hub) publish(typ string, build func() []byte) {
+func (h *hub) publish(typ string, build func() []byte) { h.publishSeen(typ, build, nil) }
+
+// publishSeen is publish; seen, if set, is called with the event's seq
+// under the hub's lock (an approval_required event is announced so: see
+// subscribe).
+func (h *hub) publishSeen(typ string, build func() []byte, seen func(seq uint64)) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.seq++
+	if seen != nil {
+		seen(h.seq)
+	}
 	if len(h.subs) == 0 && (h.left.IsZero() || time.Since(h.left) > resumeGrace) {
 		clear(h.ring)
 		h.ring, h.bytes = h.ring[:0], 0
@@ -122,6 +131,12 @@ func (h *hub) setWorking(b *whiteboard.Board) {
 // events after it are queued; otherwise a `board` event with the board as it
 // is now — the committed one from state, or the one a run is changing —
 // whose id is the latest event's, so that resuming from it misses nothing.
+//
+// Sets of calls still waiting for approval on the board are sent too, so
+// that a client that comes while a run waits can answer it: after the
+// `board` event, each set's approval_required event listing its undecided
+// calls (with the board event's id); on a resume, the sets announced before
+// lastID (with its id) ahead of the replay, which holds the later ones.
 func (h *hub) subscribe(lastID string, state func() (BoardState, *whiteboard.Board)) *subscriber {
 	q := newSubscriber(h.s.queueBytes)
 	h.mu.Lock()
@@ -132,6 +147,7 @@ func (h *hub) subscribe(lastID string, state func() (BoardState, *whiteboard.Boa
 		return q
 	}
 	if seq, ok := h.resumable(lastID); ok {
+		h.pushPending(q, seq)
 		for _, k := range h.ring {
 			if k.seq > seq {
 				q.push(k.frame)
@@ -143,10 +159,22 @@ func (h *hub) subscribe(lastID string, state func() (BoardState, *whiteboard.Boa
 			b = h.working
 		}
 		q.push(frame(h.eventID(h.seq), "board", boardEventJSON(h.id, st, b)))
+		h.pushPending(q, h.seq)
 	}
 	h.subs[q] = struct{}{}
 	h.left = time.Time{}
 	return q
+}
+
+// pushPending queues an approval_required event for each set of calls
+// waiting for approval on the board that was announced by event upTo or
+// before, with upTo's id. h.mu is held.
+func (h *hub) pushPending(q *subscriber, upTo uint64) {
+	for _, p := range h.s.approvals.pendingOn(h.id) {
+		if p.seq <= upTo {
+			q.push(frame(h.eventID(upTo), string(engine.EventApprovalRequired), withFields(eventJSON(p.event), field{"boardId", jsonString(h.id)})))
+		}
+	}
 }
 
 // resumable reports whether the events after lastID are all in the ring.

@@ -36,10 +36,19 @@ type runSink struct {
 	end     *engine.Event // the engine's run_end, held
 	changes map[string]whiteboard.Change
 	changed bool // a call of the run changed the board
+
+	// asked gets a token when the run asks for approvals, for a JSON
+	// answer's handler: it then sends its headers with the run's id at
+	// once (answerRun). nil for a stream.
+	asked chan struct{}
 }
 
 func newSink(lb *liveBoard, sub *subscriber) *runSink {
-	return &runSink{board: lb, sub: sub}
+	k := &runSink{board: lb, sub: sub}
+	if sub == nil {
+		k.asked = make(chan struct{}, 1)
+	}
+	return k
 }
 
 func sinkFrom(ctx context.Context) *runSink {
@@ -89,6 +98,19 @@ func (k *runSink) observe(ev engine.Event) {
 	if ev.Type == engine.EventToolCallEnd && changed {
 		delete(k.changes, ev.CallID)
 	}
+	var seen func(uint64)
+	if ev.Type == engine.EventApprovalRequired {
+		if k.asked != nil {
+			select {
+			case k.asked <- struct{}{}:
+			default:
+			}
+		}
+		if k.board != nil {
+			approvals := k.board.hub.s.approvals
+			seen = func(seq uint64) { approvals.announce(ev, seq) }
+		}
+	}
 	if !k.listened() {
 		return
 	}
@@ -97,7 +119,7 @@ func (k *runSink) observe(ev engine.Event) {
 			return withFields(eventJSON(ev), field{"change", k.changeJSON(c)})
 		}
 		return eventJSON(ev)
-	})
+	}, seen)
 }
 
 // changeJSON is a tool_call_end's "change": the objects the call created or
@@ -118,16 +140,17 @@ func (k *runSink) sendStart() {
 	}
 	k.started = true
 	if k.listened() {
-		k.send(string(engine.EventRunStart), func() []byte { return eventJSON(*k.start) })
+		k.send(string(engine.EventRunStart), func() []byte { return eventJSON(*k.start) }, nil)
 	}
 }
 
 // send delivers one event to the run's stream and its board's watchers
 // (these with the board's id). build makes the event's data, only if
 // someone is there to read it: a board nobody watches costs its runs no
-// encoding, no SVG. k.mu is held, so that both see the run's events in one
-// order.
-func (k *runSink) send(typ string, build func() []byte) {
+// encoding, no SVG. seen, if set, gets the event's seq on the board's
+// stream (hub.publishSeen). k.mu is held, so that both see the run's events in
+// one order.
+func (k *runSink) send(typ string, build func() []byte, seen func(seq uint64)) {
 	var data []byte
 	once := func() []byte {
 		if data == nil {
@@ -139,7 +162,7 @@ func (k *runSink) send(typ string, build func() []byte) {
 		k.sub.push(frame("", typ, once()))
 	}
 	if k.board != nil {
-		k.board.hub.publish(typ, func() []byte { return withFields(once(), field{"boardId", jsonString(k.board.id)}) })
+		k.board.hub.publishSeen(typ, func() []byte { return withFields(once(), field{"boardId", jsonString(k.board.id)}) }, seen)
 	}
 }
 
@@ -156,7 +179,7 @@ func (k *runSink) finish(result any, board *boardOutcome) {
 				extra = append(extra, field{"board", mustJSON(board)})
 			}
 			return withFields(eventJSON(*k.end), extra...)
-		})
+		}, nil)
 	}
 	if k.sub != nil {
 		k.sub.close()
@@ -191,7 +214,11 @@ func (s *Server) observe(ctx context.Context, ev engine.Event) {
 		return
 	}
 	if ev.Type == engine.EventApprovalRequired {
-		s.approvals.open(ev.RunID, ev.Approvals)
+		boardID := ""
+		if k.board != nil {
+			boardID = k.board.id
+		}
+		s.approvals.open(boardID, ev)
 	}
 	k.observe(ev)
 }

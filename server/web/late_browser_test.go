@@ -1,0 +1,81 @@
+package web_test
+
+import (
+	"bufio"
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestApprovalInLateTab: a run started over HTTP waits for an approval
+// before any tab is open; a tab opened then shows the dialog (the board's
+// stream sends a new watcher the sets still waiting), its answer lets the
+// run go on, and the run finishes.
+func TestApprovalInLateTab(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	id := e.newBoard(threeNotes)
+
+	// The run, from another client: its stream says when it waits.
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.ts.URL+"/v1/boards/"+id+"/batch",
+		strings.NewReader(`{"operations": [{"tool": "deleteObject", "args": {"objectId": "n1"}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	events := make(chan string, 16)
+	go func() {
+		defer close(events)
+		sc := bufio.NewScanner(res.Body)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			if typ, ok := strings.CutPrefix(sc.Text(), "event: "); ok {
+				events <- typ
+			}
+		}
+	}()
+	waitFor := func(want string) {
+		t.Helper()
+		timeout := time.After(waitTimeout)
+		for {
+			select {
+			case typ, ok := <-events:
+				if !ok {
+					t.Fatalf("the run's stream ended before %s", want)
+				}
+				if typ == want {
+					return
+				}
+			case <-timeout:
+				t.Fatalf("no %s on the run's stream", want)
+			}
+		}
+	}
+	waitFor("approval_required")
+
+	tb := e.open("#/boards/" + id)
+	tb.boardID()
+	tb.wait("the late tab shows the dialog", `document.querySelector("#approval").open && document.querySelectorAll("#approval .approval").length === 1`)
+	if got := tb.text("#approval .call-tool"); got != "deleteObject" {
+		t.Errorf("the dialog asks about %q", got)
+	}
+	tb.click("Approve all")
+	tb.wait("the dialog closes", `!document.querySelector("#approval").open`)
+	waitFor("run_end")
+	tb.runState("succeeded")
+	tb.wait("n1 is gone", `JSON.stringify([...document.querySelectorAll("#canvas g[data-id]")].map(g => g.dataset.id)) === '["n2","n3"]'`)
+	if diff := cmp.Diff([]string{"n2", "n3"}, boardIDs(t, e, id)); diff != "" {
+		t.Errorf("board (-want +got):\n%s", diff)
+	}
+}
