@@ -73,20 +73,30 @@ func writeError(w http.ResponseWriter, e *httpError) {
 	for k, v := range e.header {
 		h[k] = v
 	}
-	writeJSON(w, e.status, struct {
+	writeJSON(w, e.status, errorBody(e))
+}
+
+// errorBody is the body of an error answer, {"error": {...}}.
+func errorBody(e *httpError) any {
+	return struct {
 		Error *engine.Error `json:"error"`
-	}{e.err})
+	}{e.err}
 }
 
 // writeJSON sends v indented, with a final newline, the way the CLI prints
 // results: a curl session shows what `codemode run` shows.
 func writeJSON(w http.ResponseWriter, status int, v any) {
+	writeBody(w, status, "application/json", indented(v))
+}
+
+// indented is v as JSON, indented, with a final newline.
+func indented(v any) []byte {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		// Every value sent is made of plain structs and valid raw JSON.
 		panic(fmt.Sprintf("server: encoding a response: %v", err))
 	}
-	writeBody(w, status, "application/json", append(data, '\n'))
+	return append(data, '\n')
 }
 
 func writeBody(w http.ResponseWriter, status int, contentType string, body []byte) {

@@ -1,9 +1,15 @@
 package server
 
 import (
+	"encoding/json"
+	"io"
+	"net/http"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/codemode-dev/codemode/engine"
 )
 
 // nextSoon is next, failing (instead of waiting for ever) when no event
@@ -109,5 +115,73 @@ func TestLateWatcherSeesPendingApprovals(t *testing.T) {
 	}
 	if ev := nextSoon(t, after); ev.Type != "run_start" {
 		t.Errorf("after the run, a new watcher's second event is %s %s", ev.Type, ev.Data)
+	}
+}
+
+// TestJSONRunAnswersEarly: a JSON client's run that waits for approvals
+// gets its answer's status and Codemode-Run-Id while it waits, so the
+// client can approve the calls itself; the result follows when the run
+// ends, the board's version and commit as trailers. A run that asks nobody
+// is answered whole, headers and all, at its end.
+func TestJSONRunAnswersEarly(t *testing.T) {
+	s := newTestServer(t, Options{})
+	ts, c := serveHTTP(t, s)
+	twoStickies(t, s, "b")
+	answered := make(chan *http.Response, 1)
+	go func() {
+		req, _ := http.NewRequest("POST", ts.URL+"/v1/boards/b/batch", strings.NewReader(`{"operations":[{"tool":"deleteObject","args":{"objectId":"sticky-1"}}]}`))
+		req.Header.Set("Content-Type", "application/json")
+		res, err := c.Do(req)
+		if err != nil {
+			t.Error(err)
+			res = nil
+		}
+		answered <- res
+	}()
+	var res *http.Response
+	select {
+	case res = <-answered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no answer's headers while the run waits for its approval")
+	}
+	if res == nil {
+		t.FailNow()
+	}
+	defer res.Body.Close()
+	runID := res.Header.Get("Codemode-Run-Id")
+	if res.StatusCode != 200 || !strings.HasPrefix(runID, "run_") || res.Header.Get("Content-Type") != "application/json" {
+		t.Fatalf("early answer: %d %v", res.StatusCode, res.Header)
+	}
+	// Declared trailers (Go's client lists them in Trailer, values to come).
+	if _, ok := res.Trailer["Codemode-Board-Version"]; !ok {
+		t.Errorf("trailers declared: %v", res.Trailer)
+	}
+	if _, ok := res.Trailer["Codemode-Board-Committed"]; !ok {
+		t.Errorf("trailers declared: %v", res.Trailer)
+	}
+	if status, v := decide(t, c, ts.URL, runID, `{"decisions":[{"callId":"0","approved":true}]}`); status != 200 {
+		t.Fatalf("%d %v", status, v)
+	}
+	body, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var result engine.BatchResult
+	if err := json.Unmarshal(body, &result); err != nil || result.Summary.Successful != 1 {
+		t.Errorf("result %s (%v)", body, err)
+	}
+	if res.Trailer.Get("Codemode-Board-Version") != "3" || res.Trailer.Get("Codemode-Board-Committed") != "true" {
+		t.Errorf("trailers %v", res.Trailer)
+	}
+	if got := getTexts(t, s, "b"); !slices.Equal(got, []string{"two"}) {
+		t.Errorf("board %q", got)
+	}
+
+	// No approval: the whole answer at the end, headers as usual.
+	r2 := post(t, c, ts.URL+"/v1/boards/b/batch", batchOf(sticky("three", 600)))
+	io.ReadAll(r2.Body)
+	r2.Body.Close()
+	if r2.Header.Get("Codemode-Board-Version") != "4" || r2.Header.Get("Codemode-Board-Committed") != "true" || len(r2.Trailer) != 0 || r2.ContentLength <= 0 {
+		t.Errorf("a run without approvals: %v (length %d)", r2.Header, r2.ContentLength)
 	}
 }

@@ -89,7 +89,7 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request, kind engine.R
 		out <- s.run(ctx, spec, sink)
 	}()
 	if sub == nil {
-		return answerRun(w, <-out)
+		return answerRun(w, out, sink)
 	}
 	return s.streamRun(w, r, sub, out, cancel)
 }
@@ -175,8 +175,21 @@ func runHeaders(o runOutcome) http.Header {
 }
 
 // answerRun sends a run's JSON answer: 200 with the result whether or not
-// the run succeeded (the result says), or the rejection.
-func answerRun(w http.ResponseWriter, o runOutcome) *httpError {
+// the run succeeded (the result says), or the rejection. A run that asks
+// for approvals has its answer begun at once (answerEarly), so that its
+// client learns the run's id while the run waits.
+func answerRun(w http.ResponseWriter, out <-chan runOutcome, k *runSink) *httpError {
+	var o runOutcome
+	select {
+	case o = <-out:
+	case <-k.asked:
+		select {
+		case o = <-out: // over already: answered as usual
+		default:
+			answerEarly(w, out, k)
+			return nil
+		}
+	}
 	if o.herr != nil {
 		return o.herr
 	}
@@ -185,6 +198,42 @@ func answerRun(w http.ResponseWriter, o runOutcome) *httpError {
 	}
 	writeJSON(w, http.StatusOK, o.answer)
 	return nil
+}
+
+// boardTrailers are the headers of a board run's answer that are sent as
+// trailers when the answer began before the run ended (answerEarly).
+const boardTrailers = "Codemode-Board-Version, Codemode-Board-Committed"
+
+// answerEarly answers a JSON run that waits for approvals: the status (200)
+// and Codemode-Run-Id go out at once, while the run waits, so that the
+// client can answer POST /v1/runs/{runId}/approvals itself; the result
+// follows when the run ends, and a board run's version and commit come as
+// trailers. What went wrong after the status was sent (a run that failed
+// inside the server) is the error object in the body.
+func answerEarly(w http.ResponseWriter, out <-chan runOutcome, k *runSink) {
+	k.mu.Lock()
+	runID := k.runID
+	k.mu.Unlock()
+	h := w.Header()
+	h.Set("Codemode-Run-Id", runID)
+	if k.board != nil {
+		h.Set("Trailer", boardTrailers)
+	}
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(http.StatusOK)
+	http.NewResponseController(w).Flush() // fails only where flushing is unsupported: the answer then comes whole
+	o := <-out
+	var body any = o.answer
+	if o.herr != nil {
+		body = errorBody(o.herr)
+	}
+	w.Write(indented(body))
+	if o.board != nil {
+		h.Set("Codemode-Board-Version", strconv.FormatInt(o.board.Version, 10))
+		h.Set("Codemode-Board-Committed", strconv.FormatBool(o.board.Committed))
+	}
 }
 
 // streamRun sends a run's events as they come, ending with run_end. The
