@@ -38,8 +38,10 @@ const (
 	// minTokenLen is the shortest token accepted: a token guards a server
 	// that runs scripts, so it must not be guessable.
 	minTokenLen = 16
-	// storeFile is the boards' database, in the data directory.
+	// storeFile is the boards' database, in the data directory; lockFile,
+	// beside it, is held by the server using the directory.
 	storeFile = "boards.db"
+	lockFile  = "boards.db.lock"
 	// runsGrace is how long runs under way may go on after SIGINT or
 	// SIGTERM before they are canceled; connectionsGrace is how long the
 	// HTTP server then waits for responses to be written.
@@ -87,13 +89,15 @@ func serve(ctx context.Context, stop func(), args []string, getenv func(string) 
 		earlier []error
 		dataDir string
 		store   *sqlitestore.Store
+		unlock  = func() {}
 	)
 	ln, err := listen(addr)
 	earlier = append(earlier, err)
 	if err == nil {
-		dataDir, store, err = o.openStore(getenv)
+		dataDir, store, unlock, err = o.openStore(getenv)
 		earlier = append(earlier, err)
 	}
+	defer unlock() // after the store is closed (deferred below)
 	s, err := openSession(&o, "serve", earlier...)
 	defer s.close()
 	if err != nil {
@@ -331,24 +335,50 @@ func defaultDataDir(getenv func(string) string) (string, error) {
 	return filepath.Join(home, ".local", "share", "codemode"), nil
 }
 
-// openStore makes the data directory if missing and opens its store.
-func (o *options) openStore(getenv func(string) string) (dir string, store *sqlitestore.Store, err error) {
+// openStore makes the data directory if missing, takes its lock (one
+// server per data directory) and opens its store; unlock releases the lock,
+// after the store is closed.
+func (o *options) openStore(getenv func(string) string) (dir string, store *sqlitestore.Store, unlock func(), err error) {
+	unlock = func() {}
 	dir, what := o.data, "--data "+o.data
 	if dir == "" {
 		if dir, err = defaultDataDir(getenv); err != nil {
-			return "", nil, fmt.Errorf("no user data directory (%v): give one with --data DIR", err)
+			return "", nil, unlock, fmt.Errorf("no user data directory (%v): give one with --data DIR", err)
 		}
 		what = "data directory " + dir
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return dir, nil, fmt.Errorf("%s: %v", what, fserr.Pathless(err))
+		return dir, nil, unlock, fmt.Errorf("%s: %v", what, fserr.Pathless(err))
+	}
+	lock := filepath.Join(dir, lockFile)
+	release, err := lockData(lock)
+	var inUse *dataInUseError
+	switch {
+	case errors.As(err, &inUse):
+		return dir, nil, unlock, fmt.Errorf("%s: another codemode serve%s uses this data directory (it holds %s): stop it, or give this one another --data", what, inUse.process(), lock)
+	case err != nil:
+		return dir, nil, unlock, fmt.Errorf("%s: locking %s: %v", what, lock, fserr.Pathless(err))
 	}
 	store, err = sqlitestore.Open(filepath.Join(dir, storeFile), sqlitestore.Options{})
 	if err != nil {
+		release()
 		// Its errors name the file.
-		return dir, nil, fmt.Errorf("%s: %s", what, strings.TrimPrefix(err.Error(), "sqlitestore: "))
+		return dir, nil, unlock, fmt.Errorf("%s: %s", what, strings.TrimPrefix(err.Error(), "sqlitestore: "))
 	}
-	return dir, store, nil
+	return dir, store, release, nil
+}
+
+// dataInUseError: another process holds the data directory's lock.
+type dataInUseError struct{ pid string }
+
+func (e *dataInUseError) Error() string { return "the data directory is in use" }
+
+// process names the holder, " (process 1234)", if its lock file says.
+func (e *dataInUseError) process() string {
+	if _, err := strconv.Atoi(e.pid); err != nil {
+		return ""
+	}
+	return " (process " + e.pid + ")"
 }
 
 // approveFlag is --approve: which calls wait for a person's decision.
