@@ -99,12 +99,29 @@ func (s *Server) settle(lb *liveBoard, k *runSink, base int64, keep bool) *board
 	}
 	// Not kept after all: another writer of a shared store got there
 	// first, or the store failed. The board is reloaded so that what the
-	// server holds is what the store holds.
+	// server holds is what the store holds, and the answer says the run's
+	// work is lost: not a success to a client that reads only its status,
+	// nor to one that reads the result's success (commitFailed).
 	s.log.Error("server: committing a run failed", "board", lb.id, "run", k.runID, "err", err)
 	if fresh, rerr := s.reload(lb); rerr == nil {
 		st = fresh
 	}
-	return &boardOutcome{Version: st.Version, Committed: false}
+	herr := commitFailed(lb.id, err)
+	return &boardOutcome{Version: st.Version, Committed: false, Error: herr.err, status: herr.status}
+}
+
+// commitFailed is the answer to a run whose commit the store refused: 409
+// when another writer changed the board first (run it again on the board as
+// it is now), 404 when the board is gone, 500 when the store failed.
+func commitFailed(id string, err error) *httpError {
+	const lost = "the run's changes were not saved"
+	switch {
+	case errors.Is(err, ErrConflict):
+		return conflict("%s: board %s changed since the run started (another server committed to it first); run it again on the board as it is now", lost, quoteID(id))
+	case errors.Is(err, ErrNotFound):
+		return notFound("%s: board %s was deleted while the run ran", lost, quoteID(id))
+	}
+	return internal(fmt.Errorf("%s: the board store failed; the server's log has the details", lost))
 }
 
 // reload reads lb from the store again; lb's lock is held.

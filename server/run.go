@@ -28,6 +28,22 @@ type boardOutcome struct {
 	// Committed: the board is as the run left it (false: rolled back, or
 	// the commit failed).
 	Committed bool `json:"committed"`
+	// Error says why a run that was to be kept was not: the store refused
+	// its commit. The JSON answer is then this error, with status.
+	Error  *engine.Error `json:"error,omitempty"`
+	status int
+}
+
+// failure is the error a run is answered with: its rejection, or the
+// commit the store refused; nil for a run answered with its result.
+func (o runOutcome) failure() *httpError {
+	if o.herr != nil {
+		return o.herr
+	}
+	if o.board != nil && o.board.Error != nil {
+		return &httpError{status: o.board.status, err: o.board.Error}
+	}
+	return nil
 }
 
 func (s *Server) handleStatelessBatch(w http.ResponseWriter, r *http.Request, _ string) *httpError {
@@ -196,6 +212,9 @@ func answerRun(w http.ResponseWriter, out <-chan runOutcome, k *runSink) *httpEr
 	for k, v := range runHeaders(o) {
 		w.Header()[k] = v
 	}
+	if herr := o.failure(); herr != nil {
+		return herr // the run's work was not saved: its result would read as a success
+	}
 	writeJSON(w, http.StatusOK, o.answer)
 	return nil
 }
@@ -208,8 +227,9 @@ const boardTrailers = "Codemode-Board-Version, Codemode-Board-Committed"
 // and Codemode-Run-Id go out at once, while the run waits, so that the
 // client can answer POST /v1/runs/{runId}/approvals itself; the result
 // follows when the run ends, and a board run's version and commit come as
-// trailers. What went wrong after the status was sent (a run that failed
-// inside the server) is the error object in the body.
+// trailers. What went wrong after the status was sent (a commit the store
+// refused, a run that failed inside the server) is the error object in the
+// body, in place of the result.
 func answerEarly(w http.ResponseWriter, out <-chan runOutcome, k *runSink) {
 	k.mu.Lock()
 	runID := k.runID
@@ -226,8 +246,8 @@ func answerEarly(w http.ResponseWriter, out <-chan runOutcome, k *runSink) {
 	http.NewResponseController(w).Flush() // fails only where flushing is unsupported: the answer then comes whole
 	o := <-out
 	var body any = o.answer
-	if o.herr != nil {
-		body = errorBody(o.herr)
+	if herr := o.failure(); herr != nil {
+		body = errorBody(herr)
 	}
 	w.Write(indented(body))
 	if o.board != nil {
