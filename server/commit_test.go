@@ -6,8 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
 	"log/slog"
+	"net/http"
 	"strings"
 	"testing"
 )
