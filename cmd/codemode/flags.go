@@ -63,6 +63,9 @@ change streamed live to every watcher (see docs/http.md). It listens on
 it is ready. Ctrl-C or SIGTERM stops it: new runs are refused, runs under way
 have 10s to finish (then they are canceled), and it exits 0.
 An address other than loopback needs a token (--token or CODEMODE_TOKEN).
+A call that needs approval (--approve) waits for a client's decision at
+most the approval timeout, "approvalTimeout" in the --config file (default
+5m), then it is denied; its run holds its board meanwhile.
 It exits 2 when it cannot start (the address in use included), with every
 problem on one line.`},
 	{"version", "", "print codemode's version and the Go it was built with",
@@ -149,7 +152,7 @@ var flagSpecs = []flagSpec{
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var((*nonEmpty)(&o.token), n, "") }},
 	{"allow-origin", "ORIGIN", "let web pages of ORIGIN (https://app.example.com) call the API\n(CORS; none by default); repeatable", []string{"serve"},
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var(&o.allowOrigins, n, "") }},
-	{"approve", "destructive|writes|none", "which calls wait for a client's approval (default destructive:\ndeleteObject; writes: every call but reads)", []string{"serve"},
+	{"approve", "destructive|writes|none", "which calls wait for a client's approval (default destructive:\ndeleteObject; writes: every call but reads), at most\n\"approvalTimeout\" of --config (default 5m)", []string{"serve"},
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var(&o.approve, n, "") }},
 	{"max-runs", "N", "runs at once over all boards, waiting ones included; more get\n503 (default 64)", []string{"serve"},
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var(&o.maxRuns, n, "") }},
