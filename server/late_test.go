@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/codemode-dev/codemode/engine"
+	"github.com/codemode-dev/codemode/sandbox/worker"
 )
 
 // nextSoon is next, failing (instead of waiting for ever) when no event
@@ -183,5 +185,44 @@ func TestJSONRunAnswersEarly(t *testing.T) {
 	r2.Body.Close()
 	if r2.Header.Get("Codemode-Board-Version") != "4" || r2.Header.Get("Codemode-Board-Committed") != "true" || len(r2.Trailer) != 0 || r2.ContentLength <= 0 {
 		t.Errorf("a run without approvals: %v (length %d)", r2.Header, r2.ContentLength)
+	}
+}
+
+// TestShutdownCancelSays: a run that Shutdown cancels (its deadline passed)
+// says the server is shutting down, for a batch's call and a script alike,
+// in-process or in a worker process.
+func TestShutdownCancelSays(t *testing.T) {
+	pool, err := worker.New(worker.Config{Warm: 1, Max: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pool.Close() })
+	const script = `{"code": "await tools['test.wait']({tag: 'stuck'})"}`
+	for _, tc := range []struct {
+		name, path, body string
+		runner           engine.ScriptRunner
+	}{
+		{"batch", "/v1/boards/b/batch", waitRun("stuck"), nil},
+		{"script", "/v1/boards/b/execute", script, nil},
+		{"script in a worker", "/v1/boards/b/execute", script, pool},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := newGate()
+			s := newTestServer(t, Options{Tools: []engine.Tool{g.tool()}, Runner: tc.runner})
+			createBoard(t, s, "b")
+			answer := make(chan []byte, 1)
+			go func() {
+				_, body := do(t, s, "POST", tc.path, tc.body)
+				answer <- body
+			}()
+			g.waitEntered(t)
+			ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+			defer cancel()
+			s.Shutdown(ctx)
+			body := <-answer
+			if !strings.Contains(string(body), `"code": "canceled"`) || !strings.Contains(string(body), `"message": "the server is shutting down"`) || strings.Contains(string(body), "caller") {
+				t.Errorf("answer %s", body)
+			}
+		})
 	}
 }

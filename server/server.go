@@ -105,8 +105,8 @@ type Server struct {
 	running    int // runs under way, queued ones included
 	maxRuns    int
 	runs       sync.WaitGroup
-	base       context.Context // the parent of every run's context
-	cancelRuns context.CancelFunc
+	base       context.Context         // the parent of every run's context
+	cancelBase context.CancelCauseFunc // cancels them, saying why (cancelRuns)
 	done       chan struct{} // closed by Shutdown once runs are over: streams end
 }
 
@@ -169,9 +169,17 @@ func New(opts Options) (*Server, error) {
 	}
 	s.eng = eng
 	s.boards = newRegistry(s)
-	s.base, s.cancelRuns = context.WithCancel(context.Background())
+	s.base, s.cancelBase = context.WithCancelCause(context.Background())
 	return s, nil
 }
+
+// errShutdownCause is why runs canceled by Shutdown end: the engine makes
+// it the message of their canceled calls and scripts, so that a client
+// reads that the server stopped, not that someone ended its run.
+var errShutdownCause = errors.New("the server is shutting down")
+
+// cancelRuns cancels every run under way, because the server shuts down.
+func (s *Server) cancelRuns() { s.cancelBase(errShutdownCause) }
 
 // newEpoch is the server's start in base 36 and two random digits (two
 // servers may start in one millisecond), fixed width so that a board's

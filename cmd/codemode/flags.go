@@ -61,7 +61,8 @@ directory (--data), batches and scripts run on them by any client, every
 change streamed live to every watcher (see docs/http.md). It listens on
 127.0.0.1:8080 unless --addr says otherwise and prints the URL to open once
 it is ready. Ctrl-C or SIGTERM stops it: new runs are refused, runs under way
-have 10s to finish (then they are canceled), and it exits 0.
+have 10s to finish (then they are canceled), and it exits 0; a second Ctrl-C
+or SIGTERM cancels them at once.
 An address other than loopback needs a token (--token or CODEMODE_TOKEN).
 A call that needs approval (--approve) waits for a client's decision at
 most the approval timeout, "approvalTimeout" in the --config file (default

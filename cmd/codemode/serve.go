@@ -51,17 +51,20 @@ const (
 
 // cmdServe is "codemode serve": it serves until SIGINT or SIGTERM.
 func cmdServe(args []string, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	return serve(ctx, stop, args, os.Getenv, stdout, stderr)
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	return serve(sigs, func() { signal.Stop(sigs) }, args, os.Getenv, stdout, stderr)
 }
 
-// serve sets up and runs the server until ctx ends, then shuts it down
-// gracefully; stop is called once ctx has ended (it restores the default
-// handling of signals, so a second Ctrl-C stops the process at once).
-// getenv reads the environment (CODEMODE_TOKEN, the data directory's
-// variables).
-func serve(ctx context.Context, stop func(), args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+// serve sets up and runs the server until a signal comes on sigs, then
+// shuts it down gracefully: runs under way have runsGrace to finish. A
+// second signal stops it at once: the runs under way are canceled (and
+// rolled back) and connections closed; stop is then called (it restores
+// the default handling of signals, so a third one ends the process
+// however it is). getenv reads the environment (CODEMODE_TOKEN, the data
+// directory's variables).
+func serve(sigs <-chan os.Signal, stop func(), args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	var o options
 	pos, err := parseFlags("serve", &o, args)
 	if errors.Is(err, flag.ErrHelp) {
@@ -149,22 +152,35 @@ func serve(ctx context.Context, stop func(), args []string, getenv func(string) 
 	case err := <-served:
 		// Serve returns only on a failure of the listener.
 		return fail(stderr, exitFailed, "serve: %v", err)
-	case <-ctx.Done():
+	case <-sigs:
 	}
-	stop()
 	fmt.Fprintf(stderr, "codemode: shutting down: runs under way have %v to finish\n", runsGrace)
+	// A second signal cancels what the graceful stop still waits for.
+	now, stopNow := context.WithCancel(context.Background())
+	defer stopNow()
+	go func() {
+		select {
+		case <-sigs:
+			stop()
+			stopNow()
+		case <-now.Done():
+		}
+	}()
 	code := exitOK
-	runsCtx, cancel := context.WithTimeout(context.Background(), runsGrace)
+	runsCtx, cancel := context.WithTimeout(now, runsGrace)
 	defer cancel()
-	if err := srv.Shutdown(runsCtx); errors.Is(err, context.DeadlineExceeded) {
+	switch err := srv.Shutdown(runsCtx); {
+	case errors.Is(err, context.DeadlineExceeded):
 		// Their boards are as they were before them, or, for runs with
 		// "atomic": false, as far as they got.
 		fmt.Fprintf(stderr, "codemode: runs still under way after %v were canceled\n", runsGrace)
-	} else if err != nil {
+	case now.Err() != nil:
+		fmt.Fprintf(stderr, "codemode: stopped at once by a second signal: runs under way were canceled\n")
+	case err != nil:
 		fmt.Fprintf(stderr, "codemode: serve: shutting down: %v\n", err)
 		code = exitFailed
 	}
-	connCtx, cancel := context.WithTimeout(context.Background(), connectionsGrace)
+	connCtx, cancel := context.WithTimeout(now, connectionsGrace)
 	defer cancel()
 	if err := hs.Shutdown(connCtx); err != nil {
 		hs.Close()

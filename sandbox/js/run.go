@@ -45,7 +45,11 @@ func Run(ctx context.Context, s *Script, opt Options) *Result {
 		if ctx.Err() == context.DeadlineExceeded {
 			code = CodeTimeout
 		}
-		r.kill(&Error{Code: code, Message: "the run was ended by its caller: " + context.Cause(ctx).Error()})
+		msg := "the run was ended by its caller: " + context.Cause(ctx).Error()
+		if cause := context.Cause(ctx); cause != ctx.Err() {
+			msg = cause.Error() // the caller said why (e.g. "the server is shutting down")
+		}
+		r.kill(&Error{Code: code, Message: msg})
 	})
 	defer stop()
 	r.clock.start(r.lim.Timeout, func() {

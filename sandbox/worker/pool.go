@@ -272,6 +272,9 @@ func ctxError(ctx context.Context) *js.Error {
 	if ctx.Err() == context.DeadlineExceeded {
 		code = js.CodeTimeout
 	}
+	if cause := context.Cause(ctx); cause != ctx.Err() {
+		return &js.Error{Code: code, Message: cause.Error()} // the caller said why (e.g. "the server is shutting down")
+	}
 	return &js.Error{Code: code, Message: "the run was ended by its caller: " + context.Cause(ctx).Error()}
 }
 
