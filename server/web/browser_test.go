@@ -126,6 +126,7 @@ type env struct {
 type envOptions struct {
 	approve engine.ApprovalPolicy
 	token   string
+	wrap    func(http.Handler) http.Handler // if set, wraps the server (to hold or watch requests)
 }
 
 func newEnv(t *testing.T, o envOptions) *env {
@@ -141,13 +142,17 @@ func newEnv(t *testing.T, o envOptions) *env {
 		t.Fatal(err)
 	}
 	e.srv = srv
+	var h http.Handler = srv
+	if o.wrap != nil {
+		h = o.wrap(srv)
+	}
 	e.ts = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasSuffix(r.URL.Path, "/events") {
 			e.mu.Lock()
 			e.lastIDs = append(e.lastIDs, r.Header.Get("Last-Event-ID"))
 			e.mu.Unlock()
 		}
-		srv.ServeHTTP(w, r)
+		h.ServeHTTP(w, r)
 	}))
 	t.Cleanup(func() {
 		e.hold.let()

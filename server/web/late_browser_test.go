@@ -3,8 +3,10 @@ package web_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -77,5 +79,52 @@ func TestApprovalInLateTab(t *testing.T) {
 	tb.wait("n1 is gone", `JSON.stringify([...document.querySelectorAll("#canvas g[data-id]")].map(g => g.dataset.id)) === '["n2","n3"]'`)
 	if diff := cmp.Diff([]string{"n2", "n3"}, boardIDs(t, e, id)); diff != "" {
 		t.Errorf("board (-want +got):\n%s", diff)
+	}
+}
+
+// TestFirstVisitsAtOnce: two tabs making their first visit to an empty
+// server at the same moment (both have listed no boards before either makes
+// one) end on the same first board, and the server holds only that one.
+func TestFirstVisitsAtOnce(t *testing.T) {
+	var mu sync.Mutex
+	lists := 0
+	bothListed := make(chan struct{})
+	wrap := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodGet && r.URL.Path == "/v1/boards" {
+				// Hold each tab's first list until both have asked, so that
+				// both see no board.
+				mu.Lock()
+				lists++
+				if lists == 2 {
+					close(bothListed)
+				}
+				n := lists
+				mu.Unlock()
+				if n <= 2 {
+					select {
+					case <-bothListed:
+					case <-time.After(waitTimeout):
+					}
+				}
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+	e := newEnv(t, envOptions{wrap: wrap})
+	a := e.open("")
+	b := e.open("")
+	idA, idB := a.boardID(), b.boardID()
+	if idA != idB {
+		t.Errorf("the tabs opened boards %s and %s, want one first board", idA, idB)
+	}
+	_, data := e.api(http.MethodGet, "/v1/boards", "")
+	var list struct{ Boards []struct{ ID, Name string } }
+	json.Unmarshal(data, &list)
+	if len(list.Boards) != 1 || list.Boards[0].Name != "My first board" {
+		t.Errorf("boards on the server: %+v, want one, My first board", list.Boards)
+	}
+	if got := b.text("#crumb"); got != "My first board" {
+		t.Errorf("crumb = %q", got)
 	}
 }

@@ -123,6 +123,7 @@ window.addEventListener("hashchange", () => {
 // ---- the board list -------------------------------------------------------
 
 let thumbs = []; // object URLs of the list's thumbnails
+const FIRST_BOARD = "first-board"; // the id of the board a first visit makes
 
 async function showList() {
   document.title = "Boards · codemode";
@@ -138,12 +139,15 @@ async function showList() {
     return;
   }
   if (boards.length === 0) {
-    // A first visit: make a board and open it.
+    // A first visit: make the first board and open it. It has a fixed id,
+    // so that two first visits at once (two tabs, two people) make one
+    // board: the second is told it exists (409) and opens it.
     try {
-      const b = await json("v1/boards", { method: "POST", body: JSON.stringify({ name: "My first board" }) });
+      const b = await json("v1/boards", { method: "POST", body: JSON.stringify({ id: FIRST_BOARD, name: "My first board" }) });
       location.hash = `#/boards/${b.id}`;
     } catch (e) {
-      grid.replaceChildren(el("li", { class: "list-error" }, `Could not create a board: ${e.message}`));
+      if (e.status === 409) location.hash = `#/boards/${FIRST_BOARD}`;
+      else grid.replaceChildren(el("li", { class: "list-error" }, `Could not create a board: ${e.message}`));
     }
     return;
   }
