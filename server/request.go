@@ -46,8 +46,13 @@ func (s *Server) readJSONBody(w http.ResponseWriter, r *http.Request) ([]byte, *
 	case err != nil:
 		return nil, badRequest("reading the request body: %v", err)
 	}
-	if len(strings.TrimSpace(string(data))) == 0 {
+	switch strings.TrimSpace(string(data)) {
+	case "":
 		data = []byte("{}")
+	case "null":
+		// Read as {} by the decoders, which would take it for an empty
+		// request; every body here is an object.
+		return nil, badRequest("want an object, got null")
 	}
 	return data, nil
 }
@@ -56,24 +61,36 @@ func tooLarge(limit int64) *httpError {
 	return newHTTPError(http.StatusRequestEntityTooLarge, "limit_exceeded", "the request body is larger than this server's limit of %d bytes", limit)
 }
 
-// authorized reports whether r carries the server's token, if it has one.
+// authorize checks that r carries the server's token, if it has one: nil
+// when it does, else a 401 saying whether the token is missing or wrong.
 // The token is compared in constant time, through fixed-length digests, so
-// that neither its bytes nor its length leak through timing.
-func (s *Server) authorized(r *http.Request) bool {
+// that neither its bytes nor its length leak through timing; telling a
+// wrong token from none tells nothing about the token.
+func (s *Server) authorize(r *http.Request) *httpError {
 	if s.token == "" {
-		return true
+		return nil
 	}
 	scheme, got, ok := strings.Cut(r.Header.Get("Authorization"), " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return false
+	got = strings.TrimSpace(got)
+	if !ok || !strings.EqualFold(scheme, "Bearer") || got == "" {
+		return unauthorized(`this server needs a token: send "Authorization: Bearer TOKEN"`, "")
 	}
-	a, b := sha256.Sum256([]byte(strings.TrimSpace(got))), sha256.Sum256([]byte(s.token))
-	return subtle.ConstantTimeCompare(a[:], b[:]) == 1
+	a, b := sha256.Sum256([]byte(got)), sha256.Sum256([]byte(s.token))
+	if subtle.ConstantTimeCompare(a[:], b[:]) != 1 {
+		return unauthorized(`the token does not match this server's: send "Authorization: Bearer TOKEN" with the token the server was started with`, "invalid_token")
+	}
+	return nil
 }
 
-func unauthorized() *httpError {
-	e := newHTTPError(http.StatusUnauthorized, "bad_request", `this server needs a token: send "Authorization: Bearer TOKEN"`)
-	e.header = http.Header{"Www-Authenticate": {`Bearer realm="codemode"`}}
+// unauthorized is a 401 with WWW-Authenticate (RFC 6750: error names what
+// was wrong with a token that was sent).
+func unauthorized(message, errorCode string) *httpError {
+	e := newHTTPError(http.StatusUnauthorized, "bad_request", "%s", message)
+	challenge := `Bearer realm="codemode"`
+	if errorCode != "" {
+		challenge += `, error="` + errorCode + `"`
+	}
+	e.header = http.Header{"Www-Authenticate": {challenge}}
 	return e
 }
 

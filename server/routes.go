@@ -118,8 +118,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// An unknown path's answer is readable by an allowed page, and
 		// a client without the token learns only that it needs one.
 		s.cors(rw, r, nil)
-		if !s.authorized(r) {
-			herr = unauthorized()
+		if aerr := s.authorize(r); aerr != nil {
+			herr = aerr
 		}
 	}
 	if herr != nil {
@@ -138,8 +138,10 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, e endpoint, id
 		w.WriteHeader(http.StatusNoContent)
 		return nil
 	}
-	if r.URL.Path != "/healthz" && !s.authorized(r) {
-		return unauthorized()
+	if r.URL.Path != "/healthz" {
+		if herr := s.authorize(r); herr != nil {
+			return herr
+		}
 	}
 	h := e.handler(r.Method)
 	if h == nil {

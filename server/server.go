@@ -107,7 +107,7 @@ type Server struct {
 	runs       sync.WaitGroup
 	base       context.Context         // the parent of every run's context
 	cancelBase context.CancelCauseFunc // cancels them, saying why (cancelRuns)
-	done       chan struct{} // closed by Shutdown once runs are over: streams end
+	done       chan struct{}           // closed by Shutdown once runs are over: streams end
 }
 
 // New builds the engine over the whiteboard's tools and opts.Tools and
@@ -215,6 +215,9 @@ func (s *Server) startRun() *httpError {
 	case s.closing:
 		return errShuttingDown()
 	case s.running >= s.maxRuns:
+		if s.maxRuns == 1 {
+			return unavailable("1 run is under way, the most this server runs at once: try again shortly")
+		}
 		return unavailable("%d runs are under way, the most this server runs at once: try again shortly", s.maxRuns)
 	}
 	s.running++

@@ -1,6 +1,10 @@
 package server
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/codemode-dev/codemode/engine"
+)
 
 // toolFormats are the ?format= values of GET /v1/tools.
 var toolFormats = "json, ts, openai, anthropic, mcp"
@@ -27,7 +31,10 @@ func (s *Server) handleTools(w http.ResponseWriter, r *http.Request, _ string) *
 		writeBody(w, http.StatusOK, "text/plain; charset=utf-8", []byte(s.eng.Declarations()))
 		return nil
 	case "mcp":
-		v = defs.MCP() // the bytes `codemode tools --json` prints
+		// An MCP tools/list result, as `codemode tools --json` prints it.
+		v = struct {
+			Tools []engine.MCPTool `json:"tools"`
+		}{defs.MCP()}
 	case "openai":
 		list, err := defs.OpenAI()
 		if err != nil {

@@ -41,7 +41,8 @@ func TestTools(t *testing.T) {
 	defs := eng.ToolDefinitions()
 	openai, _ := defs.OpenAI()
 	anthropic, _ := defs.Anthropic()
-	for format, want := range map[string]any{"mcp": defs.MCP(), "openai": openai, "anthropic": anthropic} {
+	// mcp: an MCP tools/list result, {"tools": [...]}.
+	for format, want := range map[string]any{"mcp": map[string]any{"tools": defs.MCP()}, "openai": openai, "anthropic": anthropic} {
 		t.Run(format, func(t *testing.T) {
 			res, body := do(t, s, "GET", "/v1/tools?format="+format, "")
 			wantJSON, _ := json.MarshalIndent(want, "", "  ")
