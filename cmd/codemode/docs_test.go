@@ -49,7 +49,8 @@ package main
 // has ./codemode built from the current source at its root, as README's
 // Set-up leaves it, and codemode is on PATH. HOME and TMPDIR are the
 // document's own ("/tmp" in a command means that TMPDIR, and its path in
-// the output is shown as /tmp again); XDG_CACHE_HOME, where codemode keeps
+// the output is shown as /tmp again; HOME's is shown as /home/you, a home
+// directory as a reader's looks); XDG_CACHE_HOME, where codemode keeps
 // compiled WASM tools, is shared by the documents, as a reader's is. Standard input is empty. go commands
 // run as written, `go run ./cmd/codemode` included (so its ways with exit
 // statuses are what the docs must show), with -trimpath added to GOFLAGS
@@ -650,6 +651,10 @@ func (env *docEnv) environ(d docDir) []string {
 	}, env.goEnv...)
 }
 
+// shownHome is how a document shows the home directory in output: as a
+// reader's would be printed, not as ~, which codemode never prints.
+const shownHome = "/home/you"
+
 // tmpRe finds /tmp as a directory in a command.
 var tmpRe = regexp.MustCompile(`(^|[^\w./~-])/tmp\b`)
 
@@ -665,7 +670,7 @@ func (d docDir) rewrite(cmd string) string {
 // what a reader sees.
 func (d docDir) shown(out string) string {
 	out = strings.ReplaceAll(out, d.tmp, "/tmp")
-	out = strings.ReplaceAll(out, d.home, "~")
+	out = strings.ReplaceAll(out, d.home, shownHome)
 	if d.addr != "" {
 		out = strings.ReplaceAll(out, d.addr, shownAddr)
 	}

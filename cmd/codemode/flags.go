@@ -141,7 +141,7 @@ var flagSpecs = []flagSpec{
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var(&o.runner, n, "") }},
 	{"input", "JSON|@FILE", `the script's global "input", inline or read from FILE`, []string{"run"},
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var((*nonEmpty)(&o.input), n, "") }},
-	{"json", "", "print the definitions as JSON (MCP's shape, with the meta-tools)", []string{"tools"},
+	{"json", "", "print the definitions as JSON: an MCP tools/list result,\n{\"tools\": [...]}, with the meta-tools", []string{"tools"},
 		func(fs *flag.FlagSet, o *options, n string) { fs.BoolVar(&o.json, n, false, "") }},
 	{"ts", "", "print the TypeScript declarations scripts see", []string{"tools"},
 		func(fs *flag.FlagSet, o *options, n string) { fs.BoolVar(&o.ts, n, false, "") }},

@@ -164,9 +164,9 @@ func TestTools(t *testing.T) {
 		}
 	}
 	out, _, code = cli(t, "", "tools", "--json")
-	var list []engine.MCPTool
-	if err := json.Unmarshal([]byte(out), &list); err != nil || code != 0 || len(list) != 14 {
-		t.Fatalf("tools --json: exit %d, %d tools, %v", code, len(list), err)
+	var list struct{ Tools []engine.MCPTool } // an MCP tools/list result
+	if err := json.Unmarshal([]byte(out), &list); err != nil || code != 0 || len(list.Tools) != 14 {
+		t.Fatalf("tools --json: exit %d, %d tools, %v", code, len(list.Tools), err)
 	}
 	out, _, code = cli(t, "", "tools", "--ts")
 	if code != 0 || !strings.Contains(out, "declare const tools: {") || !strings.Contains(out, "createStickyNote(args: {") {

@@ -47,6 +47,9 @@ const (
 	// HTTP server then waits for responses to be written.
 	runsGrace        = 10 * time.Second
 	connectionsGrace = 5 * time.Second
+	// canceledGrace is how long the answers of runs canceled by a second
+	// signal have to go out.
+	canceledGrace = time.Second
 )
 
 // cmdServe is "codemode serve": it serves until SIGINT or SIGTERM.
@@ -180,7 +183,14 @@ func serve(sigs <-chan os.Signal, stop func(), args []string, getenv func(string
 		fmt.Fprintf(stderr, "codemode: serve: shutting down: %v\n", err)
 		code = exitFailed
 	}
-	connCtx, cancel := context.WithTimeout(now, connectionsGrace)
+	// The answers of the runs still go out (those a second signal canceled
+	// too, for a moment: their clients learn why); a second signal during
+	// this wait closes the connections at once.
+	connParent, connGrace := now, connectionsGrace
+	if now.Err() != nil {
+		connParent, connGrace = context.Background(), canceledGrace
+	}
+	connCtx, cancel := context.WithTimeout(connParent, connGrace)
 	defer cancel()
 	if err := hs.Shutdown(connCtx); err != nil {
 		hs.Close()
@@ -287,8 +297,10 @@ func loopbackHosts(next http.Handler) http.Handler {
 			return
 		}
 		e := engine.Errorf(engine.CodeBadRequest, "Host %s is not this server's: without a token it answers only to localhost and loopback addresses (start it with --token to serve other names)", strictjson.Quote(r.Host))
-		body, _ := json.Marshal(map[string]*engine.Error{"error": e})
+		// Indented, as the server's own answers are.
+		body, _ := json.MarshalIndent(map[string]*engine.Error{"error": e}, "", "  ")
 		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
 		w.WriteHeader(http.StatusBadRequest)
 		w.Write(append(body, '\n'))
 	})
@@ -364,6 +376,12 @@ func (o *options) openStore(getenv func(string) string) (dir string, store *sqli
 		what = "data directory " + dir
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
+		if file := fileInTheWay(dir); file != "" {
+			if file == filepath.Clean(dir) {
+				return dir, nil, unlock, fmt.Errorf("%s: it is a file, not a directory", what)
+			}
+			return dir, nil, unlock, fmt.Errorf("%s: %s is a file, not a directory, so nothing can be made under it", what, file)
+		}
 		return dir, nil, unlock, fmt.Errorf("%s: %v", what, fserr.Pathless(err))
 	}
 	lock := filepath.Join(dir, lockFile)
@@ -382,6 +400,22 @@ func (o *options) openStore(getenv func(string) string) (dir string, store *sqli
 		return dir, nil, unlock, fmt.Errorf("%s: %s", what, strings.TrimPrefix(err.Error(), "sqlitestore: "))
 	}
 	return dir, store, release, nil
+}
+
+// fileInTheWay is the nearest of dir and its parents that exists, if it is
+// not a directory: what keeps dir from being made ("" if none does).
+func fileInTheWay(dir string) string {
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if fi, err := os.Stat(d); err == nil {
+			if fi.IsDir() {
+				return ""
+			}
+			return d
+		}
+		if filepath.Dir(d) == d {
+			return ""
+		}
+	}
 }
 
 // dataInUseError: another process holds the data directory's lock.
@@ -451,6 +485,9 @@ func (f *sizeFlag) Set(v string) error {
 	q, _ := json.Marshal(v)
 	var n wasmtool.Size
 	if err := n.UnmarshalJSON(q); err != nil {
+		if strings.Contains(err.Error(), "is not a size") {
+			return fmt.Errorf("%s is not a size: want a number of bytes, or one with a unit, KiB, MiB or GiB (512KiB, 4MiB, 1GiB)", strictjson.Quote(v))
+		}
 		return err
 	}
 	*f = sizeFlag(n)

@@ -290,7 +290,7 @@ func TestServeStartStopRestart(t *testing.T) {
 		t.Errorf("healthz: %d %s", code, body)
 	}
 	// Without a token, only loopback names are answered (DNS rebinding).
-	if code, body := s.do(t, "GET", "/v1/boards", "", "Host", "evil.example:8080"); code != 400 || !strings.Contains(body, `"code":"bad_request"`) || !strings.Contains(body, "evil.example") {
+	if code, body := s.do(t, "GET", "/v1/boards", "", "Host", "evil.example:8080"); code != 400 || !strings.Contains(body, `"code": "bad_request"`) || !strings.Contains(body, "evil.example") {
 		t.Errorf("Host evil.example: %d %s", code, body)
 	}
 	if code, _ := s.do(t, "GET", "/healthz", "", "Host", "localhost"); code != 200 {

@@ -8,6 +8,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/codemode-dev/codemode/engine"
 )
 
 func cmdTools(args []string, stdout, stderr io.Writer) int {
@@ -37,7 +39,10 @@ func cmdTools(args []string, stdout, stderr io.Writer) int {
 	}
 	defs := s.eng.ToolDefinitions()
 	if o.json {
-		out, _ := json.MarshalIndent(defs.MCP(), "", "  ")
+		// An MCP tools/list result, as GET /v1/tools?format=mcp answers.
+		out, _ := json.MarshalIndent(struct {
+			Tools []engine.MCPTool `json:"tools"`
+		}{defs.MCP()}, "", "  ")
 		fmt.Fprintf(stdout, "%s\n", out)
 		return exitOK
 	}
