@@ -99,10 +99,16 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request, kind engine.R
 	}
 	out := make(chan runOutcome, 1)
 	go func() {
-		defer s.endRun()
-		defer cancel()
-		defer s.boards.release(lb)
-		out <- s.run(ctx, spec, sink)
+		// The run is over — its board let go, its count given back —
+		// before its answer goes out: a client that runs again at once
+		// finds it gone.
+		o := func() runOutcome {
+			defer s.endRun()
+			defer cancel()
+			defer s.boards.release(lb)
+			return s.run(ctx, spec, sink)
+		}()
+		out <- o
 	}()
 	if sub == nil {
 		return answerRun(w, out, sink)
