@@ -127,13 +127,18 @@ type envOptions struct {
 	approve engine.ApprovalPolicy
 	token   string
 	wrap    func(http.Handler) http.Handler // if set, wraps the server (to hold or watch requests)
+	store   server.Store                    // nil: a memory store
 }
 
 func newEnv(t *testing.T, o envOptions) *env {
 	exe := chromium(t)
 	e := &env{t: t, hold: &hold{}, token: o.token}
+	store := o.store
+	if store == nil {
+		store = server.NewMemoryStore()
+	}
 	srv, err := server.New(server.Options{
-		Store:    server.NewMemoryStore(),
+		Store:    store,
 		Approve:  o.approve,
 		Token:    o.token,
 		Observer: engine.ObserverFunc(e.hold.observe),

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/codemode-dev/codemode/server"
 )
 
 // TestApprovalInLateTab: a run started over HTTP waits for an approval
@@ -127,4 +129,26 @@ func TestFirstVisitsAtOnce(t *testing.T) {
 	if got := b.text("#crumb"); got != "My first board" {
 		t.Errorf("crumb = %q", got)
 	}
+}
+
+// refusingStore is a store whose commits another server always wins.
+type refusingStore struct{ server.Store }
+
+func (refusingStore) Commit(context.Context, string, server.Commit) (server.BoardState, error) {
+	return server.BoardState{}, server.ErrConflict
+}
+
+// TestCommitRefusedOnTimeline: a run whose commit the store refuses is
+// shown as not saved, with the server's reason, not as committed or rolled
+// back; the drawing goes back to the board as stored.
+func TestCommitRefusedOnTimeline(t *testing.T) {
+	e := newEnv(t, envOptions{store: refusingStore{server.NewMemoryStore()}})
+	id := e.newBoard(`[]`)
+	tb := e.open("#/boards/" + id)
+	tb.boardID()
+	tb.setEditor("batch", `{"operations": [{"tool": "createStickyNote", "args": {"text": "lost", "x": 0, "y": 0}}]}`)
+	tb.click("Run")
+	tb.runState("succeeded", "failed")
+	tb.wait("the footer says the run was not saved", `/Not saved \(bad_request\): the run's changes were not saved/.test(document.querySelector("#timeline .run-footer").textContent)`)
+	tb.wait("the drawing is the stored board again", `document.querySelectorAll("#canvas g[data-id]").length === 0`)
 }

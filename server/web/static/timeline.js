@@ -221,6 +221,8 @@ export class Timeline {
 }
 
 function boardOutcome(ok, b) {
+  // The store refused the commit: the run's work is lost, whatever it did.
+  if (b.error) return `Not saved (${b.error.code}): ${b.error.message}`;
   if (b.committed && ok) return `Committed to the board as version ${b.version}: one undo step.`;
   if (b.committed) return `Partial work kept ("atomic" off): board version ${b.version}.`;
   return "Rolled back: the board is as it was before the run.";
