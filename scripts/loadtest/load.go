@@ -528,6 +528,9 @@ func Run(ctx context.Context, cfg Config, logw io.Writer) (*Report, error) {
 	}
 
 	rep.Window = window
+	// The window's peak counts its ends too: the sampler ticks every tenth
+	// of the window and can miss a high at the start or the end.
+	peak = highest(highest(peak, startSample), endSample)
 	rep.RSSStart, rep.RSSEnd, rep.RSSPeak = startSample, endSample, peak
 	if startSample != nil && endSample != nil {
 		rep.ServerCPU = endSample.CPU - startSample.CPU
@@ -571,4 +574,19 @@ func stopWatchers(clients []*client, l *load) {
 		}
 	}
 	l.watchers.Wait()
+}
+
+// highest returns a sample whose RSS and ChildRSS are the higher of a's and
+// b's (either may be nil).
+func highest(a, b *procSample) *procSample {
+	if a == nil {
+		return b
+	}
+	if b == nil {
+		return a
+	}
+	h := *a
+	h.RSS = max(a.RSS, b.RSS)
+	h.ChildRSS = max(a.ChildRSS, b.ChildRSS)
+	return &h
 }
