@@ -119,3 +119,62 @@ func (m cpuMeter) report(b *testing.B) {
 	b.ReportMetric(float64(self+workers)/1e6/float64(b.N), "cpu-ms/op")
 	b.ReportMetric(float64(workers)/1e6/float64(b.N), "workers-ms/op")
 }
+
+// BenchmarkBoard measures what a board run costs the server for every
+// object already on its board: the run works on a clone of the board, and
+// its commit encodes the whole board, which the SQLite store checks with
+// json.Valid before writing it. Boards of 50, 250 and 500 objects, made by
+// the load's batch; ns/object is the time per object on the board.
+//
+//	go test -run '^$' -bench Board -count 6 ./scripts/loadtest/
+func BenchmarkBoard(b *testing.B) {
+	eng, err := engine.NewBuilder().Add(whiteboard.Tools(nil)...).Build()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, objects := range []int{50, 250, 500} {
+		board := whiteboard.NewBoard()
+		ctx := whiteboard.NewContext(context.Background(), board)
+		for n := range objects / objectsPerRun {
+			req, err := engine.ParseBatchRequest(batchBody(n))
+			if err != nil {
+				b.Fatal(err)
+			}
+			if res, err := eng.Batch(ctx, req); err != nil || res.Summary.Successful != objectsPerRun {
+				b.Fatal(err, res.Summary)
+			}
+		}
+		doc, err := board.MarshalJSON()
+		if err != nil {
+			b.Fatal(err)
+		}
+		perObject := func(b *testing.B) {
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(objects), "ns/object")
+		}
+		name := "objects=" + strconv.Itoa(objects)
+		b.Run(name+"/Clone", func(b *testing.B) {
+			for b.Loop() {
+				board.Clone()
+			}
+			perObject(b)
+		})
+		b.Run(name+"/MarshalJSON", func(b *testing.B) {
+			b.SetBytes(int64(len(doc)))
+			for b.Loop() {
+				if _, err := board.MarshalJSON(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			perObject(b)
+		})
+		b.Run(name+"/Valid", func(b *testing.B) {
+			b.SetBytes(int64(len(doc)))
+			for b.Loop() {
+				if !json.Valid(doc) {
+					b.Fatal("not valid")
+				}
+			}
+			perObject(b)
+		})
+	}
+}
