@@ -38,13 +38,14 @@ const defaultBusyTimeout = 5 * time.Second
 
 // Store is a server.Store in an SQLite file. It is safe for concurrent use.
 type Store struct {
-	path       string
-	maxHistory int
-	w          *sql.DB // one connection: writes take turns in this process
-	r          *sql.DB // reads
-	closed     atomic.Bool
-	closeOnce  sync.Once
-	closeErr   error
+	path        string
+	maxHistory  int
+	busyTimeout time.Duration
+	w           *sql.DB // one connection: writes take turns in this process
+	r           *sql.DB // reads
+	closed      atomic.Bool
+	closeOnce   sync.Once
+	closeErr    error
 
 	// Writes.
 	insertBoard, insertStep, commitBoard, dropSteps, version, undo, redo, stepDoc, deleteBoard *sql.Stmt
@@ -137,7 +138,7 @@ func Open(path string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("sqlitestore: %s is a directory, not a database file", path)
 	}
 
-	s := &Store{path: path, maxHistory: opts.MaxHistory}
+	s := &Store{path: path, maxHistory: opts.MaxHistory, busyTimeout: opts.BusyTimeout}
 	// A URI, so that no character of the path is taken for a parameter;
 	// the _ parameters are the driver's, run on every new connection.
 	name := "file:" + (&url.URL{Path: filepath.ToSlash(abs)}).EscapedPath()
@@ -250,8 +251,8 @@ func (s *Store) init() error {
 	} else if err := tx.Rollback(); err != nil {
 		return s.openError(err)
 	}
-	var mode string
-	if err := s.w.QueryRow(`PRAGMA journal_mode = WAL`).Scan(&mode); err != nil {
+	mode, err := s.useWAL()
+	if err != nil {
 		return s.openError(err)
 	}
 	if !strings.EqualFold(mode, "wal") {
@@ -260,8 +261,30 @@ func (s *Store) init() error {
 	return nil
 }
 
+// useWAL turns on the write-ahead log, which stays on in the file. Turning
+// it on needs the file to itself, and SQLite answers SQLITE_BUSY at once,
+// without waiting for the busy timeout, while another Store opens the same
+// file; so a busy answer is retried until the busy timeout has passed. A
+// file already in WAL mode is left alone.
+func (s *Store) useWAL() (string, error) {
+	var mode string
+	if err := s.w.QueryRow(`PRAGMA journal_mode`).Scan(&mode); err != nil || strings.EqualFold(mode, "wal") {
+		return mode, err
+	}
+	deadline := time.Now().Add(s.busyTimeout)
+	for wait := time.Millisecond; ; wait = min(2*wait, 50*time.Millisecond) {
+		err := s.w.QueryRow(`PRAGMA journal_mode = WAL`).Scan(&mode)
+		var se *sqlite.Error
+		if err == nil || !errors.As(err, &se) || se.Code()&0xff != codeBusy || time.Now().After(deadline) {
+			return mode, err
+		}
+		time.Sleep(wait)
+	}
+}
+
 // SQLite's primary result codes the Store explains.
 const (
+	codeBusy     = 5
 	codeCorrupt  = 11
 	codeCantOpen = 14
 	codeReadOnly = 8
