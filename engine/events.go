@@ -3,7 +3,10 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"log/slog"
 	"math"
+	"runtime/debug"
 	"time"
 )
 
@@ -71,6 +74,12 @@ type Event struct {
 // that made the event, from many goroutines at once: it must be safe for
 // concurrent use and should return quickly. ctx is the run's context (for
 // run_start, the caller's), so tracing observers can parent their spans.
+//
+// A panic in Observe does not reach the run: the engine recovers it, logs it
+// with its stack through slog.Default() (at Error, message "codemode:
+// observer panicked"), and goes on. The event is lost for that observer
+// only — the others (see Observers) still get it — and the run continues as
+// if nothing happened: its calls, result and later events are unaffected.
 type Observer interface {
 	Observe(ctx context.Context, e Event)
 }
@@ -96,10 +105,26 @@ func Observers(obs ...Observer) Observer {
 
 type multiObserver []Observer
 
+// Observe gives e to each observer in turn; one that panics does not keep
+// the event from the others.
 func (m multiObserver) Observe(ctx context.Context, e Event) {
 	for _, o := range m {
-		o.Observe(ctx, e)
+		observe(ctx, o, e)
 	}
+}
+
+// observe delivers e to o, recovering a panic of o's: an observer's bug
+// costs it the event and a log line, never the run or the process (an
+// event may be emitted on a goroutine of the engine's, where nothing
+// above would recover it).
+func observe(ctx context.Context, o Observer, e Event) {
+	defer func() {
+		if p := recover(); p != nil {
+			slog.Default().Error("codemode: observer panicked", "runId", e.RunID, "event", string(e.Type),
+				"callId", e.CallID, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+		}
+	}()
+	o.Observe(ctx, e)
 }
 
 // MarshalJSON writes success and elapsed_ms on every tool_call_end and

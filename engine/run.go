@@ -37,6 +37,7 @@ func (r *run) finish(ctx context.Context, err *Error) {
 }
 
 // emit stamps and delivers an event; without observers it costs nothing.
+// An observer's panic is recovered and logged (Observer).
 func (r *run) emit(ctx context.Context, ev Event) {
 	if r.eng.obs == nil {
 		return
@@ -46,7 +47,7 @@ func (r *run) emit(ctx context.Context, ev Event) {
 		ev.Time = time.Now()
 	}
 	r.eng.bound(&ev)
-	r.eng.obs.Observe(ctx, ev)
+	observe(ctx, r.eng.obs, ev) // a panicking observer loses the event, the run goes on
 }
 
 // observed reports whether events are being delivered, so hot paths can skip

@@ -3,6 +3,8 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"runtime/debug"
 	"sync"
 
 	"github.com/codemode-dev/codemode/engine"
@@ -36,6 +38,7 @@ type runSink struct {
 	end     *engine.Event // the engine's run_end, held
 	changes map[string]whiteboard.Change
 	changed bool // a call of the run changed the board
+	lost    bool // an event failed to go out (Server.observe recovered a panic)
 
 	// asked gets a token when the run asks for approvals, for a JSON
 	// answer's handler: it then sends its headers with the run's id at
@@ -195,12 +198,19 @@ func (k *runSink) discard() {
 
 // boardChanged reports whether any call of the run changed its board, and
 // whether some change reached no tool_call_end (a call that changed the board
-// after the engine stopped waiting for it): watchers then need the board
-// whole.
+// after the engine stopped waiting for it, or an event lost to a panic):
+// watchers then need the board whole.
 func (k *runSink) boardChanged() (changed, unsent bool) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	return k.changed, len(k.changes) > 0
+	return k.changed, len(k.changes) > 0 || k.lost
+}
+
+// lose records that one of the run's events did not go out.
+func (k *runSink) lose() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.lost = true
 }
 
 // observe is the engine's one observer: it opens a set of approvals for
@@ -208,11 +218,25 @@ func (k *runSink) boardChanged() (changed, unsent bool) {
 // Approver (so no answer can come too early), and routes the event to its
 // run's sink. Runs without a sink (started on Engine() directly) are not
 // the server's to report.
+//
+// It runs on the engine's goroutines, outside any handler's recover: a
+// panic here (a bug in encoding a change or drawing its SVG) is recovered
+// and logged with its stack, the event is lost for the run's stream and its
+// board's watchers, and the run goes on; once it is over, its board's
+// watchers get the board whole (as after a rollback), so that what they
+// draw is right again.
 func (s *Server) observe(ctx context.Context, ev engine.Event) {
 	k := sinkFrom(ctx)
 	if k == nil {
 		return
 	}
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error("server: panic reporting a run's event", "runId", ev.RunID, "event", string(ev.Type),
+				"callId", ev.CallID, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			k.lose()
+		}
+	}()
 	if ev.Type == engine.EventApprovalRequired {
 		boardID := ""
 		if k.board != nil {
