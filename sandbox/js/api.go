@@ -173,8 +173,9 @@ type Options struct {
 	// as tools.a.b and as tools["a.b"].
 	Tools []string
 	Host  Host
-	// OnLog, if set, sees every console line as it is written, also those
-	// past the output budget that are not kept.
+	// OnLog, if set, sees each console line the run keeps (Result.Logs), as
+	// it is written: a line cut to fit the output budget as cut, none past
+	// it.
 	OnLog func(Log)
 }
 

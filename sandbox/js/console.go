@@ -43,11 +43,11 @@ func (r *runner) log(level string, args []goja.Value) {
 	if utf8.RuneCountInString(msg) > maxMessageChars {
 		msg = cutChars(msg, maxMessageChars) + "…"
 	}
-	l := Log{Level: level, Message: msg}
-	if r.opt.OnLog != nil {
-		r.opt.OnLog(l)
+	kept, ok, overrun := r.out.add(Log{Level: level, Message: msg}, r.lim.MaxOutputChars)
+	if ok && r.opt.OnLog != nil {
+		r.opt.OnLog(kept) // only what the result keeps: a script cannot flood the host with lines past its budget
 	}
-	if r.out.add(l, r.lim.MaxOutputChars) {
+	if overrun {
 		r.abort(&Error{Code: CodeOutputLimit, Message: fmt.Sprintf(
 			"the script went on writing logs long after they passed the output limit of %d characters", r.lim.MaxOutputChars)})
 	}
@@ -89,31 +89,40 @@ func (r *runner) format(v goja.Value) string {
 type output struct {
 	mu        sync.Mutex
 	logs      []Log
-	chars     int // characters kept
+	chars     int // of the budget used by the lines kept (LineChars each)
 	dropped   int // characters not kept
 	truncated bool
 }
 
-// add keeps what fits of l within limit characters. It reports true when the
-// script has written more than limit characters past the budget: it is only
-// burning its time.
-func (o *output) add(l Log, limit int) (overrun bool) {
+// add keeps what fits of l within limit characters and returns what it
+// kept (l, or l cut to the room left), ok false when nothing of it was kept.
+// A line costs its characters and at least one, so that empty lines use up
+// the budget too (LineChars); a line that does not fit whole uses up the
+// rest, so no later line is kept. overrun reports that the script has written more than limit
+// characters past the budget: it is only burning its time.
+func (o *output) add(l Log, limit int) (kept Log, ok, overrun bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	n := utf8.RuneCountInString(l.Message)
+	n := LineChars(l.Message)
 	if room := limit - o.chars; n > room {
 		o.truncated = true
 		o.dropped += n - max(room, 0)
 		if room <= 0 {
-			return o.dropped > limit
+			o.chars = max(o.chars, limit)
+			return Log{}, false, o.dropped > limit
 		}
 		l.Message = cutChars(l.Message, room)
 		n = room
 	}
 	o.logs = append(o.logs, l)
 	o.chars += n
-	return o.dropped > limit
+	return l, true, o.dropped > limit
 }
+
+// LineChars is what a console line costs of the output budget: its
+// characters, and at least one. Both runners, in process and in a worker
+// process, count a line so.
+func LineChars(msg string) int { return max(utf8.RuneCountInString(msg), 1) }
 
 func (o *output) snapshot() ([]Log, bool) {
 	o.mu.Lock()

@@ -165,6 +165,14 @@ func (w *proc) run(ctx context.Context, job js.Job) (res *js.Result, healthy boo
 	hr := &hostRun{w: w, causes: make(map[int]any), holdCh: make(chan struct{}, 1), abortCh: make(chan *js.Error, 1), started: make(chan struct{}, 1)}
 	defer hr.end()
 	nextCall, maxCalls := 0, cmp.Or(opt.Limits.MaxToolCalls, js.DefaultMaxToolCalls)
+	// The worker sends only the console lines it keeps, which fit the
+	// output budget (js.Options.OnLog); the host holds it to that budget
+	// all the same, counting lines as the worker does (js.LineChars), so
+	// that no worker can flood OnLog.
+	logRoom := max(opt.Limits.MaxOutputChars, 0)
+	if logRoom == 0 {
+		logRoom = js.DefaultMaxOutputChars
+	}
 	turns := func(body []byte) string { // on the reader goroutine
 		calls, err := parseCalls(body)
 		if err != nil {
@@ -230,6 +238,12 @@ func (w *proc) run(ctx context.Context, job js.Job) (res *js.Result, healthy boo
 				if json.Unmarshal(f.body, &l) != nil {
 					return fail(w.misbehaved(hr, "a malformed log line"))
 				}
+				n := js.LineChars(l.Message)
+				if n > logRoom {
+					logRoom = 0 // past the budget: no later line either
+					continue
+				}
+				logRoom -= n
 				if opt.OnLog != nil {
 					opt.OnLog(l)
 				}
