@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 )
 
 // ApprovalRequest is one call waiting for a decision.
@@ -113,8 +114,26 @@ func (e *Engine) gate(c *call, skipValidation bool) (pendingApproval, bool) {
 // approve sends the set to the Approver in one request (after an
 // approval_required event) and records every decision. It never fails: an
 // Approver error or a timeout denies the whole set, with the reason.
+//
+// Config.ApprovalTimeout bounds the run's approvals together, not each set:
+// a set may wait what the run's earlier sets left of it, and once they have
+// used it up, a set is denied at once, with the timeout's reason, without an
+// approval_required event or a word to the Approver. A script that makes
+// its gated calls one after another therefore holds its run for at most one
+// approval timeout, however many calls it makes.
 func (r *run) approve(ctx context.Context, set []pendingApproval) {
 	if len(set) == 0 {
+		return
+	}
+	budget := r.eng.cfg.ApprovalTimeout.D()
+	r.approvalMu.Lock()
+	left := budget - r.waited
+	r.approvalMu.Unlock()
+	timedOut := fmt.Errorf("approval timed out after %v", budget)
+	if left <= 0 {
+		for _, p := range set {
+			p.out.decided, p.out.reason = true, timedOut.Error()
+		}
 		return
 	}
 	reqs := make([]ApprovalRequest, len(set))
@@ -122,7 +141,13 @@ func (r *run) approve(ctx context.Context, set []pendingApproval) {
 		reqs[i] = p.req
 	}
 	r.emit(ctx, Event{Type: EventApprovalRequired, Approvals: reqs})
-	actx, cancel := context.WithTimeout(ctx, r.eng.cfg.ApprovalTimeout.D())
+	start := time.Now()
+	defer func() {
+		r.approvalMu.Lock()
+		r.waited += time.Since(start)
+		r.approvalMu.Unlock()
+	}()
+	actx, cancel := context.WithTimeout(ctx, left)
 	defer cancel()
 	// The Approver runs on its own goroutine so that the approval timeout and
 	// the caller's cancelation hold even for an Approver that ignores actx.
@@ -151,7 +176,7 @@ func (r *run) approve(ctx context.Context, set []pendingApproval) {
 	case ctx.Err() != nil:
 		err = fmt.Errorf("the run was canceled while waiting for approval")
 	case actx.Err() != nil:
-		err = fmt.Errorf("approval timed out after %v", r.eng.cfg.ApprovalTimeout.D())
+		err = timedOut
 	case err == nil && len(decisions) != len(reqs):
 		err = fmt.Errorf("approver returned %d decisions for %d calls", len(decisions), len(reqs))
 	}

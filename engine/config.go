@@ -56,9 +56,12 @@ type Config struct {
 	Script ScriptLimits `json:"script"`
 	// Tools holds per-tool overrides keyed by tool name.
 	Tools map[string]ToolLimits `json:"tools,omitempty"`
-	// ApprovalTimeout bounds how long a call waits for the Approver; a call
-	// whose approval times out is denied. The wait is not billed to the run's
-	// own timeout.
+	// ApprovalTimeout bounds how long a run waits for the Approver, all its
+	// approval sets together: a set may wait what the run's earlier sets
+	// left, and a set asked once they have used it up is denied at once. A
+	// call whose approval times out is denied ("approval timed out after
+	// ..."). The wait is not billed to the run's own timeout: approvals add
+	// at most this much to how long a run takes.
 	ApprovalTimeout Duration `json:"approvalTimeout,omitempty"`
 }
 

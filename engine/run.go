@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -15,6 +16,11 @@ type run struct {
 	id    string
 	kind  RunKind
 	start time.Time
+
+	// waited is how long the run's approval sets have waited for the
+	// Approver, summed: Config.ApprovalTimeout bounds it (approve).
+	approvalMu sync.Mutex
+	waited     time.Duration
 }
 
 func (e *Engine) startRun(ctx context.Context, kind RunKind) *run {
