@@ -242,5 +242,6 @@ func (s *Server) approve(ctx context.Context, reqs []engine.ApprovalRequest) ([]
 	k.mu.Lock()
 	runID := k.runID
 	k.mu.Unlock()
+	defer s.park(k)()
 	return s.approvals.wait(ctx, runID, reqs)
 }

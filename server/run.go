@@ -103,7 +103,7 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request, kind engine.R
 		// before its answer goes out: a client that runs again at once
 		// finds it gone.
 		o := func() runOutcome {
-			defer s.endRun()
+			defer s.endRunOf(sink)
 			defer cancel()
 			defer s.boards.release(lb)
 			return s.run(ctx, spec, sink)
@@ -181,6 +181,47 @@ func (s *Server) run(ctx context.Context, spec runSpec, sink *runSink) (o runOut
 		}
 	}
 	return o
+}
+
+// park takes a run that waits for a client's approval out of the runs
+// MaxRuns counts, so that runs parked on a person's decision cannot take
+// every place from the runs that work. Up to MaxRuns runs are parked so at
+// once; beyond that a run waits keeping its place. The func returned puts
+// the run back when its wait is over, even if that makes more than MaxRuns
+// under way for a while: a run is never failed for coming back. A run with
+// several waits at once is parked once, until the last ends.
+func (s *Server) park(k *runSink) (resume func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if k.waits++; k.waits == 1 && !k.ended && s.parked < s.maxRuns {
+		k.parked = true
+		s.parked++
+		s.running--
+	}
+	return func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if k.waits--; k.waits == 0 && k.parked {
+			k.parked = false
+			s.parked--
+			s.running++
+		}
+	}
+}
+
+// endRunOf counts the run out. The engine does not wait for its Approver
+// to return, so the run may end before its last wait has resumed it: it is
+// resumed here, and parks no more.
+func (s *Server) endRunOf(k *runSink) {
+	s.mu.Lock()
+	k.ended = true
+	if k.parked {
+		k.parked = false
+		s.parked--
+		s.running++
+	}
+	s.mu.Unlock()
+	s.endRun()
 }
 
 // runHeaders are the headers of a run's answer.

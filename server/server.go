@@ -55,7 +55,9 @@ type Options struct {
 	MaxBodyBytes int64
 	// MaxRuns caps the runs under way at once over all boards, the ones
 	// waiting for their board included (503 with Retry-After beyond it);
-	// 0 means 64.
+	// 0 means 64. A run waiting for a client's approval gives its place up
+	// while it waits, up to MaxRuns such runs at once (beyond that it keeps
+	// its place), and takes it back when the wait ends, even over MaxRuns.
 	MaxRuns int
 	// Logger gets the server's own log lines (a recovered panic, a store
 	// failure); nil is slog.Default().
@@ -102,7 +104,8 @@ type Server struct {
 	// Shutdown's Wait never races a run's Add.
 	mu         sync.Mutex
 	closing    bool
-	running    int // runs under way, queued ones included
+	running    int // runs under way, queued ones included, parked ones not
+	parked     int // runs waiting for approval, out of running (park)
 	maxRuns    int
 	runs       sync.WaitGroup
 	base       context.Context         // the parent of every run's context

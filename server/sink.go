@@ -40,6 +40,13 @@ type runSink struct {
 	changed bool // a call of the run changed the board
 	lost    bool // an event failed to go out (Server.observe recovered a panic)
 
+	// waits counts the run's approval waits under way, parked says it gave
+	// its place among the runs MaxRuns counts up meanwhile (Server.park),
+	// ended that it is over; s.mu guards them.
+	waits  int
+	parked bool
+	ended  bool
+
 	// asked gets a token when the run asks for approvals, for a JSON
 	// answer's handler: it then sends its headers with the run's id at
 	// once (answerRun). nil for a stream.
