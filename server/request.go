@@ -7,15 +7,18 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/codemode-dev/codemode/internal/strictjson"
 )
 
-// bodyReadTimeout bounds reading a request's body, so that a client that
-// sends its headers and then trickles (or stops) cannot hold a handler.
-const bodyReadTimeout = 30 * time.Second
+// bodyReadTimeout bounds reading a request's body, from the start of the
+// request (ServeHTTP), so that a client that sends its headers and then
+// trickles (or stops) cannot hold a handler or its connection. A variable so
+// that tests can shorten it.
+var bodyReadTimeout = 30 * time.Second
 
 // readJSONBody checks a POST's Content-Type and reads its body, at most
 // maxBody bytes. Only application/json is accepted, also for an empty body:
@@ -35,17 +38,20 @@ func (s *Server) readJSONBody(w http.ResponseWriter, r *http.Request) ([]byte, *
 	if r.ContentLength > s.maxBody {
 		return nil, tooLarge(s.maxBody)
 	}
-	rc := http.NewResponseController(w)
-	rc.SetReadDeadline(time.Now().Add(bodyReadTimeout)) // not every ResponseWriter can; then the http.Server's bound holds
+	// ServeHTTP set the read deadline (bodyReadTimeout). It stays after a
+	// failed read, so that what net/http reads of the rest is bounded too;
+	// after a whole body it goes, so that it never ends a long run.
 	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.maxBody))
-	rc.SetReadDeadline(time.Time{})
 	var tooBig *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooBig):
 		return nil, tooLarge(s.maxBody)
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return nil, badRequest("the request body did not come within %v", bodyReadTimeout)
 	case err != nil:
 		return nil, badRequest("reading the request body: %v", err)
 	}
+	http.NewResponseController(w).SetReadDeadline(time.Time{}) // not every ResponseWriter can
 	switch strings.TrimSpace(string(data)) {
 	case "":
 		data = []byte("{}")

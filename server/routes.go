@@ -3,9 +3,12 @@ package server
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"github.com/codemode-dev/codemode/internal/strictjson"
 )
@@ -106,6 +109,20 @@ func (s *Server) boardEndpoint(sub []string) (endpoint, bool) {
 // ServeHTTP serves the API under /v1/, /healthz, and the web app at /.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rw := &responseWriter{ResponseWriter: w}
+	if r.ContentLength != 0 { // a body, of a declared length or chunked (-1)
+		// Whatever the path: a handler that reads the body waits for it
+		// at most this long, and net/http's reading of what a handler left
+		// unread (before the answer, or after it) is bounded too. Without
+		// it, a client that declares a body and stops holds the connection
+		// and its goroutine for good, before any token is checked. Once the
+		// body is read to its end net/http clears the deadline, so it never
+		// cuts a long run short.
+		http.NewResponseController(w).SetReadDeadline(time.Now().Add(bodyReadTimeout)) // not every ResponseWriter can
+		body := &trackedBody{ReadCloser: r.Body}
+		r = r.WithContext(r.Context()) // a shallow copy: the http.Server's own Request keeps its Body
+		r.Body = body
+		rw.body = body
+	}
 	defer s.recoverPanic(rw, r)
 	if !strings.HasPrefix(r.URL.Path, "/v1/") && r.URL.Path != "/v1" && r.URL.Path != "/healthz" {
 		s.serveWeb(rw, r)
@@ -187,25 +204,60 @@ func (s *Server) recoverPanic(w *responseWriter, r *http.Request) {
 	panic(http.ErrAbortHandler) // mid-answer: cut the connection so the client sees it fail
 }
 
-// responseWriter notes whether the answer has begun, for recoverPanic.
-// Unwrap lets http.ResponseController reach the connection (flushes, write
-// deadlines) through it.
+// responseWriter notes whether the answer has begun, for recoverPanic, and
+// closes the connection after an answer that begins before the request's
+// body was read to its end. Unwrap lets http.ResponseController reach the
+// connection (flushes, write deadlines) through it.
 type responseWriter struct {
 	http.ResponseWriter
 	wrote bool
+	body  *trackedBody // the request's body, if it has one
+}
+
+// begin is called before the answer's first byte. net/http would read
+// what is left of an unread body (up to 256 KiB) before writing the
+// answer, to keep the connection; "Connection: close" makes it answer at
+// once and drop the connection instead: a client that stopped sending
+// gets its answer, not a wait.
+func (w *responseWriter) begin() {
+	if !w.wrote && w.body != nil && !w.body.done.Load() {
+		w.Header().Set("Connection", "close")
+	}
+	w.wrote = true
 }
 
 func (w *responseWriter) WriteHeader(code int) {
-	w.wrote = true
+	w.begin()
 	w.ResponseWriter.WriteHeader(code)
 }
 
 func (w *responseWriter) Write(b []byte) (int, error) {
-	w.wrote = true
+	w.begin()
 	return w.ResponseWriter.Write(b)
 }
 
+// FlushError flushes through http.ResponseController; a flush begins the
+// answer too.
+func (w *responseWriter) FlushError() error {
+	w.begin()
+	return http.NewResponseController(w.ResponseWriter).Flush()
+}
+
 func (w *responseWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// trackedBody is a request's body that notes when it was read to its end.
+type trackedBody struct {
+	io.ReadCloser
+	done atomic.Bool
+}
+
+func (b *trackedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF {
+		b.done.Store(true)
+	}
+	return n, err
+}
 
 // quoteID quotes an id or path from a URL for a message, cut short.
 func quoteID(s string) string { return strictjson.Quote(s) }
