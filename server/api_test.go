@@ -2,6 +2,7 @@ package server
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -165,6 +166,10 @@ func TestCORS(t *testing.T) {
 					if strings.HasPrefix(k, "Access-Control-") {
 						t.Errorf("%s: CORS header %s", m, k)
 					}
+				}
+				// A cache between must not give this answer to the allowed origin.
+				if got := res.Header.Values("Vary"); !slices.Contains(got, "Origin") {
+					t.Errorf("%s: Vary %q, want Origin", m, got)
 				}
 			}
 		})

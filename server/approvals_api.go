@@ -37,7 +37,10 @@ func (s *Server) handlePostApprovals(w http.ResponseWriter, r *http.Request, run
 		Decisions []decision `json:"decisions"`
 	}
 	p := strictjson.Decode(data, &body)
-	if !p.Broken() {
+	if p.Broken() { // not JSON of the right shape at all: nothing to look up a run for
+		return badRequest("%v", p.Err())
+	}
+	{
 		if !p.Given("decisions") {
 			p.Addf("decisions", `missing: want {"decisions": [{"callId": "...", "approved": true}]}`)
 		} else if len(body.Decisions) == 0 {

@@ -183,6 +183,22 @@ func TestApprovalProblems(t *testing.T) {
 	untilEvent(t, sr, "run_end")
 }
 
+// TestApprovalBrokenBody: a body that is not JSON, or not an object, is a
+// 400 whatever the run, even one that does not exist: the request is wrong
+// before there is a run to look up.
+func TestApprovalBrokenBody(t *testing.T) {
+	ts, c := serveHTTP(t, newTestServer(t, Options{}))
+	for _, body := range []string{`{"decisions":`, `[1]`, `"yes"`} {
+		status, v := decide(t, c, ts.URL, "no-such-run", body)
+		if status != 400 {
+			t.Errorf("%s: %d %v, want 400", body, status, v)
+		}
+	}
+	if status, _ := decide(t, c, ts.URL, "no-such-run", `{"decisions":[{"callId":"0","approved":true}]}`); status != 404 {
+		t.Errorf("a good body for no run: %d, want 404", status)
+	}
+}
+
 // TestApprovalTimeout: a set nobody answers is denied when the engine's
 // approval timeout passes, and is no longer listed.
 func TestApprovalTimeout(t *testing.T) {

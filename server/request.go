@@ -106,14 +106,21 @@ const exposed = "Codemode-Run-Id, Codemode-Board-Version, Codemode-Board-Committ
 // cors adds the CORS headers for an allowed origin and reports whether r
 // is a preflight it has answered. Origins not listed get no CORS header, so
 // their pages cannot read any answer.
+//
+// With origins allowed, every answer says "Vary: Origin", also one without
+// CORS headers: a cache between must not give an answer made for one
+// origin (or for none) to a request from another.
 func (s *Server) cors(w http.ResponseWriter, r *http.Request, allow []string) bool {
+	if len(s.origins) == 0 {
+		return false
+	}
+	h := w.Header()
+	h.Add("Vary", "Origin")
 	origin := r.Header.Get("Origin")
 	if origin == "" || !s.origins[origin] {
 		return false
 	}
-	h := w.Header()
 	h.Set("Access-Control-Allow-Origin", origin)
-	h.Add("Vary", "Origin")
 	if len(allow) == 0 || r.Method != http.MethodOptions || r.Header.Get("Access-Control-Request-Method") == "" {
 		h.Set("Access-Control-Expose-Headers", exposed)
 		return false
