@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/codemode-dev/codemode/engine"
 )
@@ -99,11 +100,22 @@ func indented(v any) []byte {
 	return append(data, '\n')
 }
 
+// answerWriteTimeout bounds writing one answer: a client that stops reading
+// a large one (a board, its SVG) holds its handler, and what the handler
+// holds, at most this long. A variable so that tests can shorten it.
+var answerWriteTimeout = 30 * time.Second
+
+// writeBody sends an answer whole, within answerWriteTimeout; the deadline
+// goes after it, so that it never cuts the connection's next answer short.
 func writeBody(w http.ResponseWriter, status int, contentType string, body []byte) {
 	h := w.Header()
 	h.Set("Content-Type", contentType)
 	h.Set("Content-Length", fmt.Sprint(len(body)))
 	h.Set("X-Content-Type-Options", "nosniff")
+	rc := http.NewResponseController(w)
+	if rc.SetWriteDeadline(time.Now().Add(answerWriteTimeout)) == nil { // not every ResponseWriter can
+		defer rc.SetWriteDeadline(time.Time{})
+	}
 	w.WriteHeader(status)
 	w.Write(body)
 }

@@ -10,6 +10,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -121,5 +122,44 @@ func TestHostileBodyDeadlineGoes(t *testing.T) {
 		if res.Close {
 			t.Errorf("run %d: Connection: close after a body read whole", i)
 		}
+	}
+}
+
+// TestHostileUnreadAnswer: a client that asks for a large answer (a big
+// board as JSON, or as SVG) and never reads it holds its handler at most
+// answerWriteTimeout. Before, the handler's write waited for good once the
+// socket buffers were full, and the handler with it.
+func TestHostileUnreadAnswer(t *testing.T) {
+	shorten(t, &answerWriteTimeout, 200*time.Millisecond)
+	const bound = 10 * time.Second // generous: the deadline is 0.2 s
+	store := NewMemoryStore()
+	var objs []string
+	text := strings.Repeat("x", 9000)
+	for i := range 1000 { // ≈ 9 MB, more than loopback's socket buffers hold
+		objs = append(objs, fmt.Sprintf(`{"id":"sticky-%d","type":"sticky","x":%d,"y":0,"width":100,"height":100,"text":%q}`, i+1, i*120, text))
+	}
+	if _, err := store.CreateBoard(t.Context(), BoardInfo{ID: "big"}, []byte(`{"objects":[`+strings.Join(objs, ",")+`]}`)); err != nil {
+		t.Fatal(err)
+	}
+	s := newTestServer(t, Options{Store: store})
+	handled := make(chan struct{}, 1)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() { handled <- struct{}{} }()
+		s.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	for _, path := range []string{"/v1/boards/big", "/v1/boards/big/svg"} {
+		t.Run(path, func(t *testing.T) {
+			conn := dial(t, strings.TrimPrefix(ts.URL, "http://"))
+			conn.(*net.TCPConn).SetReadBuffer(4096)
+			if _, err := fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: localhost\r\n\r\n", path); err != nil {
+				t.Fatal(err)
+			}
+			select { // and never read
+			case <-handled:
+			case <-time.After(bound):
+				t.Fatalf("the handler still writes after %v to a client that does not read", bound)
+			}
+		})
 	}
 }
