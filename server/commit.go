@@ -62,7 +62,11 @@ func (s *Server) lockBoard(ctx context.Context, lb *liveBoard, wait time.Duratio
 	case lb.lock <- struct{}{}:
 	case <-wctx.Done():
 		if ctx.Err() != nil {
-			return nil, newHTTPError(http.StatusServiceUnavailable, engine.CodeCanceled, "canceled while waiting for board %s", quoteID(lb.id))
+			why := "the client went away"
+			if errors.Is(context.Cause(ctx), errShutdownCause) {
+				why = errShutdownCause.Error()
+			}
+			return nil, newHTTPError(http.StatusServiceUnavailable, engine.CodeCanceled, "canceled while waiting for board %s: %s", quoteID(lb.id), why)
 		}
 		return nil, unavailable("board %s is busy: the runs before this one did not finish within %v", quoteID(lb.id), wait)
 	}

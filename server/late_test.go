@@ -226,3 +226,33 @@ func TestShutdownCancelSays(t *testing.T) {
 		})
 	}
 }
+
+// TestShutdownWhileWaitingForBoard: a run that waits for its board, busy
+// with another run, when Shutdown cancels them says why it ended.
+func TestShutdownWhileWaitingForBoard(t *testing.T) {
+	g := newGate()
+	s := newTestServer(t, Options{Tools: []engine.Tool{g.tool()}})
+	createBoard(t, s, "b")
+	first, second := make(chan []byte, 1), make(chan []byte, 1)
+	go func() {
+		_, body := do(t, s, "POST", "/v1/boards/b/batch", waitRun("stuck"))
+		first <- body
+	}()
+	g.waitEntered(t)
+	go func() {
+		_, body := do(t, s, "POST", "/v1/boards/b/batch", waitRun("behind"))
+		second <- body
+	}()
+	for deadline := time.Now().Add(10 * time.Second); running(s) < 2; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the second run did not start")
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	s.Shutdown(ctx)
+	<-first
+	if body := <-second; !strings.Contains(string(body), `canceled while waiting for board \"b\": the server is shutting down`) {
+		t.Errorf("the waiting run's answer: %s", body)
+	}
+}
