@@ -227,32 +227,32 @@ func TestShutdownCancelSays(t *testing.T) {
 	}
 }
 
-// TestShutdownWhileWaitingForBoard: a run that waits for its board, busy
-// with another run, when Shutdown cancels them says why it ended.
+// TestShutdownWhileWaitingForBoard: a run that waits for its busy board
+// when Shutdown cancels it says why it ended.
 func TestShutdownWhileWaitingForBoard(t *testing.T) {
-	g := newGate()
-	s := newTestServer(t, Options{Tools: []engine.Tool{g.tool()}})
+	s := newTestServer(t, Options{})
 	createBoard(t, s, "b")
-	first, second := make(chan []byte, 1), make(chan []byte, 1)
-	go func() {
-		_, body := do(t, s, "POST", "/v1/boards/b/batch", waitRun("stuck"))
-		first <- body
-	}()
-	g.waitEntered(t)
+	lb, herr := s.boards.acquire(t.Context(), "b")
+	if herr != nil {
+		t.Fatal(herr)
+	}
+	defer s.boards.release(lb)
+	lb.lock <- struct{}{} // busy, as with another run's
+	defer func() { <-lb.lock }()
+	answer := make(chan []byte, 1)
 	go func() {
 		_, body := do(t, s, "POST", "/v1/boards/b/batch", waitRun("behind"))
-		second <- body
+		answer <- body
 	}()
-	for deadline := time.Now().Add(10 * time.Second); running(s) < 2; time.Sleep(5 * time.Millisecond) {
+	for deadline := time.Now().Add(10 * time.Second); running(s) < 1; time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatal("the second run did not start")
+			t.Fatal("the run did not start")
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	s.Shutdown(ctx)
-	<-first
-	if body := <-second; !strings.Contains(string(body), `canceled while waiting for board \"b\": the server is shutting down`) {
+	if body := <-answer; !strings.Contains(string(body), `canceled while waiting for board \"b\": the server is shutting down`) {
 		t.Errorf("the waiting run's answer: %s", body)
 	}
 }
