@@ -158,7 +158,7 @@ func openSession(o *options, timeoutOf string, earlier ...error) (*session, erro
 		// report theirs.)
 		wc := worker.Config{Warm: 1, WasmCacheDir: s.cache}
 		if timeoutOf == "serve" {
-			wc.Warm = 0 // the pool's default: one per CPU
+			wc.Warm = 0 // the pool's default: one per CPU (and up to Max while busy, see worker.Config.IdleTimeout)
 		}
 		pool, err := worker.New(wc)
 		add(err)

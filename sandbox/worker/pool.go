@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -24,6 +25,12 @@ type Config struct {
 	// Max is how many workers may run scripts at once; a run waits for a
 	// free one (or its context). Default: 8 × GOMAXPROCS.
 	Max int
+	// IdleTimeout is how long a worker beyond the Warm ones is kept idle
+	// after a run: under load every worker that comes back is kept (up to
+	// Max), so that no run waits for a process to start (≈ 30 ms) while
+	// another was just stopped; when the load goes, the pool shrinks back
+	// to Warm. Default: 30 s.
+	IdleTimeout time.Duration
 	// MemoryBytes is each worker's data-segment limit (RLIMIT_DATA): the
 	// most memory a script can make its worker use before the kernel refuses
 	// it and the run ends with memory_limit. Default: 1 GiB. It bounds the
@@ -45,6 +52,7 @@ const (
 	DefaultMemoryBytes = 1 << 30
 	DefaultStackBytes  = 256 << 20
 	DefaultMaxRuns     = 1000
+	DefaultIdleTimeout = 30 * time.Second
 )
 
 func (c Config) withDefaults() (Config, error) {
@@ -71,6 +79,9 @@ func (c Config) withDefaults() (Config, error) {
 	if c.MaxRuns <= 0 {
 		c.MaxRuns = DefaultMaxRuns
 	}
+	if c.IdleTimeout <= 0 {
+		c.IdleTimeout = DefaultIdleTimeout
+	}
 	return c, nil
 }
 
@@ -82,18 +93,21 @@ type Pool struct {
 
 	mu      sync.Mutex
 	changed *sync.Cond // on mu: a warming start ended, or the pool closed
-	idle    []*proc
+	idle    []*proc    // least recently used first
 	closed  bool
 	warming int
 	waiting int            // takers waiting for a warming worker
-	wg      sync.WaitGroup // warming starts, retiring workers
+	wg      sync.WaitGroup // warming starts, retiring workers, the reaper
 	stats   Stats
+	stop    chan struct{} // closed by Close: ends the reaper
 }
 
 // Stats are a pool's counters.
 type Stats struct {
 	Started  int // worker processes started
 	Replaced int // workers killed or crashed during a run, and replaced
+	Retired  int // idle workers stopped after IdleTimeout
+	Idle     int // workers idle now (not a counter)
 }
 
 // New starts a pool and begins warming its workers in the background.
@@ -102,9 +116,11 @@ func New(cfg Config) (*Pool, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Pool{cfg: cfg, slots: make(chan struct{}, cfg.Max)}
+	p := &Pool{cfg: cfg, slots: make(chan struct{}, cfg.Max), stop: make(chan struct{})}
 	p.changed = sync.NewCond(&p.mu)
 	p.warm()
+	p.wg.Add(1)
+	go p.reap()
 	return p, nil
 }
 
@@ -112,7 +128,37 @@ func New(cfg Config) (*Pool, error) {
 func (p *Pool) Stats() Stats {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.stats
+	st := p.stats
+	st.Idle = len(p.idle)
+	return st
+}
+
+// reap stops the idle workers beyond Warm that have been idle for
+// IdleTimeout, until Close.
+func (p *Pool) reap() {
+	defer p.wg.Done()
+	tick := time.NewTicker(max(p.cfg.IdleTimeout/4, 10*time.Millisecond))
+	defer tick.Stop()
+	for {
+		select {
+		case <-p.stop:
+			return
+		case <-tick.C:
+		}
+		cutoff := time.Now().Add(-p.cfg.IdleTimeout)
+		p.mu.Lock()
+		n := 0
+		for n < len(p.idle)-p.cfg.Warm && p.idle[n].idleSince.Before(cutoff) {
+			n++
+		}
+		old := slices.Clone(p.idle[:n])
+		p.idle = slices.Delete(p.idle, 0, n)
+		p.stats.Retired += n
+		p.mu.Unlock()
+		for _, w := range old {
+			w.stop()
+		}
+	}
 }
 
 // warm starts workers in the background until Warm are idle or starting.
@@ -129,6 +175,7 @@ func (p *Pool) warm() {
 			p.warming--
 			keep := err == nil && !p.closed && (len(p.idle) < p.cfg.Warm || p.waiting > 0)
 			if keep {
+				w.idleSince = time.Now()
 				p.idle = append(p.idle, w)
 			}
 			p.changed.Broadcast()
@@ -181,11 +228,14 @@ func (p *Pool) take() (*proc, error) {
 	return p.start()
 }
 
-// put gives a worker back after a run, or retires it.
+// put gives a worker back after a run, or retires it. A healthy worker is
+// kept even beyond Warm: the reaper stops it if no run takes it within
+// IdleTimeout.
 func (p *Pool) put(w *proc, healthy bool) {
 	w.runs++
 	p.mu.Lock()
-	if healthy && w.runs < p.cfg.MaxRuns && !p.closed && len(p.idle) < p.cfg.Warm && w.alive() {
+	if healthy && w.runs < p.cfg.MaxRuns && !p.closed && len(p.idle) < p.cfg.Max && w.alive() {
+		w.idleSince = time.Now()
 		p.idle = append(p.idle, w)
 		p.mu.Unlock()
 		return
@@ -202,6 +252,9 @@ func (p *Pool) put(w *proc, healthy bool) {
 // finish first; their workers are stopped as they return.
 func (p *Pool) Close() error {
 	p.mu.Lock()
+	if !p.closed {
+		close(p.stop)
+	}
 	p.closed = true
 	p.changed.Broadcast()
 	idle := p.idle

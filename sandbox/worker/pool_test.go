@@ -262,3 +262,46 @@ func TestClosedPool(t *testing.T) {
 		t.Errorf("got %v", res.Err)
 	}
 }
+
+// TestWorkersKeptUnderLoad: workers that come back from runs at once are
+// all kept (up to Max), so the next wave of runs starts no process; once
+// idle for IdleTimeout the pool shrinks back to Warm. Before, only Warm
+// were kept and each wave of Max runs started Max − Warm new processes.
+func TestWorkersKeptUnderLoad(t *testing.T) {
+	const maxWorkers = 4
+	p := newPool(t, Config{Warm: 1, Max: maxWorkers, IdleTimeout: 300 * time.Millisecond})
+	wave := func() {
+		var wg sync.WaitGroup
+		for range maxWorkers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				// Long enough that the four runs are under way together.
+				if res := run(t, p, `await tools.wait({ms: 200}); return 1`, js.Limits{}); res.Err != nil {
+					t.Error(res.Err)
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	wave()
+	st := p.Stats()
+	if st.Started != maxWorkers || st.Idle != maxWorkers {
+		t.Fatalf("after a wave of %d runs: %+v, want %d started and kept idle", maxWorkers, st, maxWorkers)
+	}
+	wave()
+	if st := p.Stats(); st.Started != maxWorkers {
+		t.Errorf("a second wave started workers: %+v", st)
+	}
+	deadline := time.Now().Add(10 * time.Second) // generous: IdleTimeout is 0.3 s
+	for p.Stats().Idle > 1 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if st := p.Stats(); st.Idle != 1 || st.Retired != maxWorkers-1 {
+		t.Errorf("idle for longer than IdleTimeout: %+v, want 1 idle (Warm), %d retired", st, maxWorkers-1)
+	}
+	// The one kept still runs scripts.
+	if res := run(t, p, `return 2`, js.Limits{}); string(res.Value) != "2" {
+		t.Errorf("after the reaper: %s %v", res.Value, res.Err)
+	}
+}

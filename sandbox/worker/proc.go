@@ -21,13 +21,14 @@ type proc struct {
 	out *bufio.Writer
 	in  io.Closer
 
-	frames  chan frame    // from the reader goroutine; closed when the worker's stdout ends
-	exited  chan struct{} // closed when the process has been waited for
-	dead    chan struct{} // closed by kill
-	stderr  *capWriter
-	tools   []string        // the tool names the worker has
-	modules map[uint64]bool // the WASM modules the worker has been sent
-	runs    int             // runs and calls done
+	frames    chan frame    // from the reader goroutine; closed when the worker's stdout ends
+	exited    chan struct{} // closed when the process has been waited for
+	dead      chan struct{} // closed by kill
+	stderr    *capWriter
+	tools     []string        // the tool names the worker has
+	modules   map[uint64]bool // the WASM modules the worker has been sent
+	runs      int             // runs and calls done
+	idleSince time.Time       // when it was last put in the pool's idle list
 
 	turns atomic.Pointer[func(body []byte) (bad string)] // the running script's, see run
 
