@@ -2,22 +2,40 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/codemode-dev/codemode/engine"
+	"github.com/codemode-dev/codemode/tools/whiteboard"
 )
 
 // codemode run prints the trace cut like batch results: megabytes of
 // arguments and results in a script's calls, and a 4 MB throw, print as a
-// bounded document that says what it cut.
+// bounded document that says what it cut. (The megabyte of arguments is a
+// call refused for its size; the results are of a board as large as the
+// whiteboard's limits let texts be.)
 func TestRunPrintsABoundedTrace(t *testing.T) {
+	board := filepath.Join(t.TempDir(), "board.json")
+	objs := make([]whiteboard.Object, 30)
+	for i := range objs {
+		objs[i] = whiteboard.Object{ID: fmt.Sprint("s", i), Type: whiteboard.TypeSticky, Width: 1, Height: 1,
+			Text: strings.Repeat("é", whiteboard.MaxTextLength)}
+	}
+	b := whiteboard.NewBoard()
+	if err := b.Restore(objs); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.SaveFile(board); err != nil {
+		t.Fatal(err)
+	}
 	src := `const text = "é".repeat(1 << 20);
-const n = await tools.createStickyNote({text, x: 0, y: 0});
+try { await tools.createStickyNote({text, x: 0, y: 0}); } catch {}
 for (let i = 0; i < 20; i++) await tools.getBoardState({});
 throw "x".repeat(4 << 20);`
-	out, errs, code := cli(t, src, "run")
+	out, errs, code := cli(t, src, "run", "--board", board)
 	if code != exitFailed || errs != "" {
 		t.Fatalf("exit %d, stderr %q", code, errs)
 	}

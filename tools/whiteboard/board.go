@@ -19,6 +19,9 @@
 //   - An operation that would make a number non-finite (JSON cannot carry
 //     it) fails as a whole; so does every failed call: nothing half-applied.
 //   - Filters that name a frame (parentId) must name an existing frame.
+//   - A board is bounded (MaxObjects, MaxTextLength, MaxIDLength): a call
+//     over a limit is a tool_error a script can catch, and a board file over
+//     one does not load.
 package whiteboard
 
 import (
@@ -95,20 +98,20 @@ func ValidColor(c string) bool {
 // fromId/toId/style/label/color for connectors. A connector's geometry is
 // derived: the bounding box between the centers of its two endpoints.
 type Object struct {
-	ID       string  `json:"id"`
+	ID       string  `json:"id" jsonschema:"maxLength=200"`
 	Type     string  `json:"type" jsonschema:"enum=sticky,enum=shape,enum=frame,enum=connector"`
 	X        float64 `json:"x" jsonschema_description:"Left edge in absolute board coordinates."`
 	Y        float64 `json:"y" jsonschema_description:"Top edge in absolute board coordinates."`
 	Width    float64 `json:"width"`
 	Height   float64 `json:"height"`
-	Text     string  `json:"text,omitempty" jsonschema_description:"A sticky's or shape's text."`
-	Title    string  `json:"title,omitempty" jsonschema_description:"A frame's title."`
+	Text     string  `json:"text,omitempty" jsonschema:"maxLength=10000" jsonschema_description:"A sticky's or shape's text."`
+	Title    string  `json:"title,omitempty" jsonschema:"maxLength=10000" jsonschema_description:"A frame's title."`
 	Color    string  `json:"color,omitempty"`
-	ParentID string  `json:"parentId,omitempty" jsonschema_description:"The frame this object is in."`
-	FromID   string  `json:"fromId,omitempty" jsonschema_description:"A connector's start."`
-	ToID     string  `json:"toId,omitempty" jsonschema_description:"A connector's end."`
+	ParentID string  `json:"parentId,omitempty" jsonschema:"maxLength=200" jsonschema_description:"The frame this object is in."`
+	FromID   string  `json:"fromId,omitempty" jsonschema:"maxLength=200" jsonschema_description:"A connector's start."`
+	ToID     string  `json:"toId,omitempty" jsonschema:"maxLength=200" jsonschema_description:"A connector's end."`
 	Style    string  `json:"style,omitempty" jsonschema:"enum=line,enum=arrow,enum=both"`
-	Label    string  `json:"label,omitempty" jsonschema_description:"A connector's label."`
+	Label    string  `json:"label,omitempty" jsonschema:"maxLength=10000" jsonschema_description:"A connector's label."`
 	Shape    string  `json:"shape,omitempty" jsonschema:"enum=rectangle,enum=ellipse,enum=diamond,enum=triangle" jsonschema_description:"A shape's kind."`
 }
 
@@ -221,7 +224,9 @@ func (b *Board) decode(data []byte) error {
 // boards: an unknown type or shape, duplicate or empty ids, a parentId or
 // connector end that names no object, a parent that is not a frame, a
 // connector to itself, a bad color or style, a field that does not belong to
-// the type, or a size that is not positive. Every problem is reported at
+// the type, a size that is not positive, and what is over the limits (more
+// than MaxObjects objects, an id over MaxIDLength characters, a text, title
+// or label over MaxTextLength). Every problem is reported at
 // once, each with its path in the document (objects[2].color), in one error
 // that lists them separated by "; ". Connector geometry is recomputed from
 // the endpoints, so board files may leave it out. Ids created later never
@@ -518,6 +523,7 @@ func idNumber(id string) int {
 func validate(objs []Object, p *strictjson.Problems) []Object {
 	out := make([]Object, len(objs))
 	copy(out, objs)
+	checkLimits(out, p)
 	byID := make(map[string]int, len(out))
 	for i := range out {
 		o, at := &out[i], strictjson.Index("objects", i)

@@ -232,13 +232,14 @@ func TestLoadDocumentedExample(t *testing.T) {
 	}
 }
 
-// A long value is shown by its first 200 characters.
+// A long value is shown by its first 200 characters; an id over
+// MaxIDLength is not shown at all.
 func TestLoadQuotesLongValuesInPart(t *testing.T) {
 	long := strings.Repeat("x", 100_000)
 	doc := `{"objects":[{"id":"` + long + `","type":"` + long + `"},{"id":"s","type":"sticky","width":1,"height":1,"color":"` + long + `"}]}`
 	err := NewBoard().Load(strings.NewReader(doc))
 	x200 := `"` + strings.Repeat("x", 200) + `…"`
-	want := `whiteboard: objects[0].type: unknown type ` + x200 + ` (want one of sticky, shape, frame, connector); objects[1].color: invalid color ` + x200 + `: use one of yellow, pink, green, blue, orange, purple, red, gray, white, or #rrggbb`
+	want := `whiteboard: objects[0].id: 100000 characters, more than the 200 allowed; objects[0].type: unknown type ` + x200 + ` (want one of sticky, shape, frame, connector); objects[1].color: invalid color ` + x200 + `: use one of yellow, pink, green, blue, orange, purple, red, gray, white, or #rrggbb`
 	if err == nil || err.Error() != want {
 		t.Errorf("got  %.600v\nwant %s", err, want)
 	}

@@ -52,8 +52,17 @@ func (b *Board) create(o Object, t *tracker) (placement, error) {
 	if o.Color != "" && !ValidColor(o.Color) {
 		return placement{}, toolError("%v", colorError(o.Color))
 	}
+	if err := checkText("text", o.Text); err != nil {
+		return placement{}, err
+	}
+	if err := checkText("title", o.Title); err != nil {
+		return placement{}, err
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if err := b.roomForOne(); err != nil {
+		return placement{}, err
+	}
 	if o.ParentID != "" {
 		if _, err := b.frame("parentId", o.ParentID); err != nil {
 			return placement{}, err
@@ -72,8 +81,14 @@ func (b *Board) createConnector(a createConnectorArgs, t *tracker) (idResult, er
 	if !oneOf(style, styles) {
 		return idResult{}, toolError("style must be one of %s, got %q", strings.Join(styles, ", "), style)
 	}
+	if err := checkText("label", a.Label); err != nil {
+		return idResult{}, err
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if err := b.roomForOne(); err != nil {
+		return idResult{}, err
+	}
 	var ends [2]*Object
 	for i, end := range []struct{ field, id string }{{"fromId", a.FromID}, {"toId", a.ToID}} {
 		o, err := b.get(end.field, end.id)
@@ -135,6 +150,9 @@ func (b *Board) resizeObject(a resizeObjectArgs, t *tracker) (placement, error) 
 }
 
 func (b *Board) updateText(a updateTextArgs, t *tracker) (idResult, error) {
+	if err := checkText("text", a.Text); err != nil {
+		return idResult{}, err
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	o, err := b.get("objectId", a.ObjectID)
@@ -214,6 +232,9 @@ func (b *Board) query(typ, parentID, color, text string) (objectsResult, error) 
 	}
 	if color != "" && !ValidColor(color) {
 		return objectsResult{}, toolError("%v", colorError(color))
+	}
+	if err := checkText("text", text); err != nil {
+		return objectsResult{}, err
 	}
 	text = strings.ToLower(text)
 	b.mu.Lock()
@@ -385,6 +406,9 @@ func (b *Board) commit(st stage, t *tracker) error {
 func (b *Board) get(field, id string) (*Object, error) {
 	if id == "" {
 		return nil, toolError("%s is required", field)
+	}
+	if err := checkIDLength(field, id); err != nil {
+		return nil, err
 	}
 	o, ok := b.objs[id]
 	if !ok {

@@ -289,15 +289,15 @@ func TestSVGHostileText(t *testing.T) {
 		t.Errorf("the odd id is not a data-id; ids: %q", keys(texts))
 	}
 
-	// A text of a megabyte: cut, whatever the box.
-	big := strings.Repeat("word & <tag> ", 100_000)
+	// The longest text a board takes: cut, whatever the box.
+	big := strings.Repeat("word & <tag> ", MaxTextLength/13)
 	if err := b.Restore([]Object{{ID: "s", Type: TypeSticky, X: 0, Y: 0, Width: 1e9, Height: 1e9, Text: big}}); err != nil {
 		t.Fatal(err)
 	}
 	out = b.SVG()
 	checkSVG(t, out)
 	if len(out) > 30_000 {
-		t.Errorf("a sticky with a 1.3 MB text drew %d bytes", len(out))
+		t.Errorf("a sticky with a %d-character text drew %d bytes", len(big), len(out))
 	}
 	if !bytes.Contains(out, []byte("…")) {
 		t.Error("the cut text does not end in …")

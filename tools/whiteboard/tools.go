@@ -101,13 +101,13 @@ func bind[In, Out any](def *Board, name, desc string, op func(*Board, In, *track
 }
 
 type createStickyNoteArgs struct {
-	Text     string   `json:"text" jsonschema_description:"The note's text."`
+	Text     string   `json:"text" jsonschema:"maxLength=10000" jsonschema_description:"The note's text."`
 	X        float64  `json:"x" jsonschema_description:"Left edge in absolute board coordinates (not relative to a parent frame)."`
 	Y        float64  `json:"y" jsonschema_description:"Top edge in absolute board coordinates (not relative to a parent frame); y grows downwards."`
 	Color    string   `json:"color,omitempty" jsonschema:"default=yellow,pattern=^(yellow|pink|green|blue|orange|purple|red|gray|white|#[0-9a-fA-F]{6})$" jsonschema_description:"A named color (yellow, pink, green, blue, orange, purple, red, gray, white) or #rrggbb."`
 	Width    *float64 `json:"width,omitempty" jsonschema:"default=200,exclusiveMinimum=0" jsonschema_description:"Width in board units."`
 	Height   *float64 `json:"height,omitempty" jsonschema:"default=200,exclusiveMinimum=0" jsonschema_description:"Height in board units."`
-	ParentID string   `json:"parentId,omitempty" jsonschema_description:"Id of a frame to put the object in; it then moves and is deleted with the frame."`
+	ParentID string   `json:"parentId,omitempty" jsonschema:"maxLength=200" jsonschema_description:"Id of a frame to put the object in; it then moves and is deleted with the frame."`
 }
 
 type createShapeArgs struct {
@@ -117,12 +117,12 @@ type createShapeArgs struct {
 	Width    float64 `json:"width" jsonschema:"exclusiveMinimum=0" jsonschema_description:"Width in board units."`
 	Height   float64 `json:"height" jsonschema:"exclusiveMinimum=0" jsonschema_description:"Height in board units."`
 	Color    string  `json:"color,omitempty" jsonschema:"pattern=^(yellow|pink|green|blue|orange|purple|red|gray|white|#[0-9a-fA-F]{6})$" jsonschema_description:"A named color (yellow, pink, green, blue, orange, purple, red, gray, white) or #rrggbb."`
-	Text     string  `json:"text,omitempty" jsonschema_description:"Text shown inside the shape."`
-	ParentID string  `json:"parentId,omitempty" jsonschema_description:"Id of a frame to put the object in; it then moves and is deleted with the frame."`
+	Text     string  `json:"text,omitempty" jsonschema:"maxLength=10000" jsonschema_description:"Text shown inside the shape."`
+	ParentID string  `json:"parentId,omitempty" jsonschema:"maxLength=200" jsonschema_description:"Id of a frame to put the object in; it then moves and is deleted with the frame."`
 }
 
 type createFrameArgs struct {
-	Title  string  `json:"title" jsonschema_description:"The frame's title."`
+	Title  string  `json:"title" jsonschema:"maxLength=10000" jsonschema_description:"The frame's title."`
 	X      float64 `json:"x" jsonschema_description:"Left edge in absolute board coordinates."`
 	Y      float64 `json:"y" jsonschema_description:"Top edge in absolute board coordinates; y grows downwards."`
 	Width  float64 `json:"width" jsonschema:"exclusiveMinimum=0" jsonschema_description:"Width in board units."`
@@ -131,52 +131,52 @@ type createFrameArgs struct {
 }
 
 type createConnectorArgs struct {
-	FromID string `json:"fromId" jsonschema_description:"Id of the object the connector starts at."`
-	ToID   string `json:"toId" jsonschema_description:"Id of the object the connector ends at (must differ from fromId)."`
+	FromID string `json:"fromId" jsonschema:"maxLength=200" jsonschema_description:"Id of the object the connector starts at."`
+	ToID   string `json:"toId" jsonschema:"maxLength=200" jsonschema_description:"Id of the object the connector ends at (must differ from fromId)."`
 	Style  string `json:"style,omitempty" jsonschema:"enum=line,enum=arrow,enum=both,default=arrow" jsonschema_description:"line: no arrow heads; arrow: a head at toId; both: heads at both ends."`
-	Label  string `json:"label,omitempty" jsonschema_description:"Text shown on the connector."`
+	Label  string `json:"label,omitempty" jsonschema:"maxLength=10000" jsonschema_description:"Text shown on the connector."`
 }
 
 type moveObjectArgs struct {
-	ObjectID string  `json:"objectId" jsonschema_description:"Id of the object, as returned when it was created or by getBoardState."`
+	ObjectID string  `json:"objectId" jsonschema:"maxLength=200" jsonschema_description:"Id of the object, as returned when it was created or by getBoardState."`
 	X        float64 `json:"x" jsonschema_description:"New left edge in absolute board coordinates."`
 	Y        float64 `json:"y" jsonschema_description:"New top edge in absolute board coordinates."`
 }
 
 type resizeObjectArgs struct {
-	ObjectID string  `json:"objectId" jsonschema_description:"Id of the object, as returned when it was created or by getBoardState."`
+	ObjectID string  `json:"objectId" jsonschema:"maxLength=200" jsonschema_description:"Id of the object, as returned when it was created or by getBoardState."`
 	Width    float64 `json:"width" jsonschema:"exclusiveMinimum=0" jsonschema_description:"New width in board units."`
 	Height   float64 `json:"height" jsonschema:"exclusiveMinimum=0" jsonschema_description:"New height in board units."`
 }
 
 type updateTextArgs struct {
-	ObjectID string `json:"objectId" jsonschema_description:"Id of the object, as returned when it was created or by getBoardState."`
-	Text     string `json:"text" jsonschema_description:"The new text (a frame's title, a connector's label)."`
+	ObjectID string `json:"objectId" jsonschema:"maxLength=200" jsonschema_description:"Id of the object, as returned when it was created or by getBoardState."`
+	Text     string `json:"text" jsonschema:"maxLength=10000" jsonschema_description:"The new text (a frame's title, a connector's label)."`
 }
 
 type changeColorArgs struct {
-	ObjectID string `json:"objectId" jsonschema_description:"Id of the object, as returned when it was created or by getBoardState."`
+	ObjectID string `json:"objectId" jsonschema:"maxLength=200" jsonschema_description:"Id of the object, as returned when it was created or by getBoardState."`
 	Color    string `json:"color" jsonschema:"pattern=^(yellow|pink|green|blue|orange|purple|red|gray|white|#[0-9a-fA-F]{6})$" jsonschema_description:"A named color (yellow, pink, green, blue, orange, purple, red, gray, white) or #rrggbb."`
 }
 
 type deleteObjectArgs struct {
-	ObjectID string `json:"objectId" jsonschema_description:"Id of the object, as returned when it was created or by getBoardState."`
+	ObjectID string `json:"objectId" jsonschema:"maxLength=200" jsonschema_description:"Id of the object, as returned when it was created or by getBoardState."`
 }
 
 type getBoardStateArgs struct {
 	Type     string `json:"type,omitempty" jsonschema:"enum=sticky,enum=shape,enum=frame,enum=connector" jsonschema_description:"Only objects of this type."`
-	ParentID string `json:"parentId,omitempty" jsonschema_description:"Only the children of this frame."`
+	ParentID string `json:"parentId,omitempty" jsonschema:"maxLength=200" jsonschema_description:"Only the children of this frame."`
 }
 
 type findObjectsArgs struct {
-	Text     string `json:"text,omitempty" jsonschema_description:"Case-insensitive substring of the object's text, title or label."`
+	Text     string `json:"text,omitempty" jsonschema:"maxLength=10000" jsonschema_description:"Case-insensitive substring of the object's text, title or label."`
 	Type     string `json:"type,omitempty" jsonschema:"enum=sticky,enum=shape,enum=frame,enum=connector" jsonschema_description:"Only objects of this type."`
 	Color    string `json:"color,omitempty" jsonschema:"pattern=^(yellow|pink|green|blue|orange|purple|red|gray|white|#[0-9a-fA-F]{6})$" jsonschema_description:"Only objects of this color."`
-	ParentID string `json:"parentId,omitempty" jsonschema_description:"Only the children of this frame."`
+	ParentID string `json:"parentId,omitempty" jsonschema:"maxLength=200" jsonschema_description:"Only the children of this frame."`
 }
 
 type arrangeObjectsArgs struct {
-	ObjectIDs []string `json:"objectIds" jsonschema:"minItems=1" jsonschema_description:"Ids of the objects to arrange, in layout order (left to right, then top to bottom). Not connectors."`
+	ObjectIDs []string `json:"objectIds" jsonschema:"minItems=1,maxItems=5000,maxLength=200" jsonschema_description:"Ids of the objects to arrange, in layout order (left to right, then top to bottom). Not connectors."`
 	Layout    string   `json:"layout" jsonschema:"enum=grid,enum=row,enum=column" jsonschema_description:"grid: rows of 'columns' objects; row: one row; column: one column."`
 	Columns   *int     `json:"columns,omitempty" jsonschema:"minimum=1" jsonschema_description:"Objects per grid row; default: the square root of the count, rounded up. Ignored for row and column."`
 	Gap       *float64 `json:"gap,omitempty" jsonschema:"default=20,minimum=0" jsonschema_description:"Space between neighbouring objects."`
