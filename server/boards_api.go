@@ -87,6 +87,9 @@ func (s *Server) handleCreateBoard(w http.ResponseWriter, r *http.Request, _ str
 	if err := p.Err(); err != nil {
 		return badRequest("%v", err)
 	}
+	if herr := s.boardTooLarge(doc, "the board", "send fewer objects or shorter texts"); herr != nil {
+		return herr
+	}
 	ctx, cancel := s.storeCtx(r.Context())
 	defer cancel()
 	info := BoardInfo{Name: req.Name}

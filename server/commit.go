@@ -80,7 +80,8 @@ func (s *Server) lockBoard(ctx context.Context, lb *liveBoard, wait time.Duratio
 
 // settle commits a run's board (keep) or drops it (a failed run, rolled
 // back). A run that changed nothing leaves no undo step: there is nothing
-// to undo. lb's lock is held.
+// to undo. A board that came out over MaxBoardBytes is dropped too, and the
+// run answered with a 413 (boardTooLarge). lb's lock is held.
 func (s *Server) settle(lb *liveBoard, k *runSink, base int64, keep bool) *boardOutcome {
 	changed, _ := k.boardChanged()
 	st, _ := lb.committed()
@@ -92,6 +93,10 @@ func (s *Server) settle(lb *liveBoard, k *runSink, base int64, keep bool) *board
 	}
 	doc, err := k.work.MarshalJSON()
 	if err == nil {
+		// Too large: dropped as a failed run is; the committed board is as it was.
+		if herr := s.boardTooLarge(doc, "the run's changes were not saved: board "+quoteID(lb.id), "delete objects or shorten texts, then run again"); herr != nil {
+			return &boardOutcome{Version: st.Version, Committed: false, Error: herr.err, status: herr.status}
+		}
 		ctx, cancel := s.storeCtx(context.Background())
 		var next BoardState
 		next, err = s.store.Commit(ctx, lb.id, Commit{Base: base, Doc: doc, RunID: k.runID})

@@ -29,13 +29,14 @@ type boardOutcome struct {
 	// the commit failed).
 	Committed bool `json:"committed"`
 	// Error says why a run that was to be kept was not: the store refused
-	// its commit. The JSON answer is then this error, with status.
+	// its commit, or the board came out over MaxBoardBytes. The JSON
+	// answer is then this error, with status.
 	Error  *engine.Error `json:"error,omitempty"`
 	status int
 }
 
 // failure is the error a run is answered with: its rejection, or the
-// commit the store refused; nil for a run answered with its result.
+// commit that was refused; nil for a run answered with its result.
 func (o runOutcome) failure() *httpError {
 	if o.herr != nil {
 		return o.herr

@@ -53,6 +53,12 @@ type Options struct {
 	AllowOrigins []string
 	// MaxBodyBytes caps a request body (413 beyond it); 0 means 4 MiB.
 	MaxBodyBytes int64
+	// MaxBoardBytes caps a board's JSON document, what the store keeps per
+	// undo step and what every watcher is sent whole: a run that would make
+	// its board larger is not committed, and a board created larger is
+	// refused (413 both); 0 means 16 MiB. The whiteboard's own limits
+	// (whiteboard.MaxObjects, MaxTextLength) allow larger boards than that.
+	MaxBoardBytes int64
 	// MaxRuns caps the runs under way at once over all boards, the ones
 	// waiting for their board included (503 with Retry-After beyond it);
 	// 0 means 64. A run waiting for a client's approval gives its place up
@@ -69,8 +75,9 @@ type Options struct {
 
 // Defaults of Options.
 const (
-	DefaultMaxBodyBytes = 4 << 20
-	DefaultMaxRuns      = 64
+	DefaultMaxBodyBytes  = 4 << 20
+	DefaultMaxBoardBytes = 16 << 20
+	DefaultMaxRuns       = 64
 )
 
 // Server is the HTTP front end. It is an http.Handler, safe for concurrent
@@ -83,6 +90,8 @@ type Server struct {
 	token   string
 	origins map[string]bool
 	maxBody int64
+	// maxBoard caps a board's document (Options.MaxBoardBytes).
+	maxBoard int64
 
 	// epoch names this server's lifetime in SSE event ids, so that an id
 	// from before a restart is never taken for one of this run's.
@@ -126,6 +135,7 @@ func New(opts Options) (*Server, error) {
 		web:          web.Handler(),
 		token:        opts.Token,
 		maxBody:      opts.MaxBodyBytes,
+		maxBoard:     opts.MaxBoardBytes,
 		maxRuns:      opts.MaxRuns,
 		epoch:        newEpoch(),
 		approvals:    newApprovals(),
@@ -141,6 +151,9 @@ func New(opts Options) (*Server, error) {
 	}
 	if s.maxBody <= 0 {
 		s.maxBody = DefaultMaxBodyBytes
+	}
+	if s.maxBoard <= 0 {
+		s.maxBoard = DefaultMaxBoardBytes
 	}
 	if s.maxRuns <= 0 {
 		s.maxRuns = DefaultMaxRuns
