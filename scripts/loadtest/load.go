@@ -171,7 +171,8 @@ type client struct {
 	resets int
 	// warmupErrors counts failed requests before the measured window.
 	warmupErrors int
-	stopW        func() // stops the current board's watchers
+	stopW        func()        // stops the current board's watchers
+	wdone        chan struct{} // closed when the current board's watchers have all ended
 }
 
 // load is one run of the generator.
@@ -228,9 +229,17 @@ func (c *client) newBoard(ctx context.Context) error {
 		wctx, stop := context.WithCancel(ctx)
 		c.stopW = stop
 		ready := make(chan struct{}, c.l.cfg.Watchers)
+		var these sync.WaitGroup
 		for range c.l.cfg.Watchers {
-			c.l.watchers.Go(func() { c.l.watch(wctx, b.ID, ready) })
+			these.Add(1)
+			c.l.watchers.Go(func() {
+				defer these.Done()
+				c.l.watch(wctx, b.ID, ready)
+			})
 		}
+		done := make(chan struct{})
+		c.wdone = done
+		go func() { these.Wait(); close(done) }()
 		// The runs start once every watcher has its first event (the
 		// board), so that watchers see every run from the first.
 		timeout := time.NewTimer(c.l.cfg.RequestTimeout)
@@ -254,6 +263,15 @@ func (c *client) deleteBoard(ctx context.Context) error {
 	defer cancel()
 	status, body, err := c.l.request(rctx, http.MethodDelete, "/v1/boards/"+c.board, nil)
 	if c.stopW != nil {
+		// The watchers read on to board_deleted, so that the last runs'
+		// events are counted (a watcher behind by a run or two would
+		// otherwise be cut off before it read them); not past the timeout.
+		if err == nil && status == http.StatusNoContent {
+			select {
+			case <-c.wdone:
+			case <-rctx.Done():
+			}
+		}
 		c.stopW()
 		c.stopW = nil
 	}
