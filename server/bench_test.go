@@ -40,6 +40,7 @@ func BenchmarkBoardRun(b *testing.B) {
 					}
 					req := httptest.NewRequest("POST", "/v1/boards/"+id+"/execute", strings.NewReader(tenCalls))
 					req.Header.Set("Content-Type", "application/json")
+					req.Host = "localhost"
 					rec := httptest.NewRecorder()
 					s.ServeHTTP(rec, req)
 					if rec.Code != http.StatusOK {
@@ -56,6 +57,7 @@ func BenchmarkBoardRun(b *testing.B) {
 func benchBoard(b *testing.B, s *Server, id string, watched bool) (string, func()) {
 	req := httptest.NewRequest("POST", "/v1/boards", strings.NewReader(`{"id":"`+id+`"}`))
 	req.Header.Set("Content-Type", "application/json")
+	req.Host = "localhost"
 	s.ServeHTTP(httptest.NewRecorder(), req)
 	if !watched {
 		return id, func() {}
@@ -112,6 +114,7 @@ func BenchmarkStatelessRun(b *testing.B) {
 		for pb.Next() {
 			req := httptest.NewRequest("POST", "/v1/execute", strings.NewReader(tenCalls))
 			req.Header.Set("Content-Type", "application/json")
+			req.Host = "localhost"
 			rec := httptest.NewRecorder()
 			s.ServeHTTP(rec, req)
 			if rec.Code != http.StatusOK {

@@ -36,7 +36,8 @@ func newTestServer(t *testing.T, opts Options) *Server {
 	return s
 }
 
-// do sends a request to h and returns the response, its body read.
+// do sends a request to h and returns the response, its body read. Its
+// Host is localhost unless a "Host" header says otherwise.
 func do(t *testing.T, h http.Handler, method, path, body string, header ...string) (*http.Response, []byte) {
 	t.Helper()
 	var r io.Reader
@@ -44,11 +45,14 @@ func do(t *testing.T, h http.Handler, method, path, body string, header ...strin
 		r = strings.NewReader(body)
 	}
 	req := httptest.NewRequest(method, path, r)
+	req.Host = "localhost" // a server without a token answers only its own names
 	if method == http.MethodPost {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	for i := 0; i+1 < len(header); i += 2 {
-		if header[i+1] == "" {
+		if header[i] == "Host" {
+			req.Host = header[i+1]
+		} else if header[i+1] == "" {
 			req.Header.Del(header[i])
 		} else {
 			req.Header.Set(header[i], header[i+1])

@@ -124,6 +124,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rw.body = body
 	}
 	defer s.recoverPanic(rw, r)
+	if herr := s.hosts.refuse(r); herr != nil {
+		writeError(rw, herr)
+		return
+	}
 	if !strings.HasPrefix(r.URL.Path, "/v1/") && r.URL.Path != "/v1" && r.URL.Path != "/healthz" {
 		s.serveWeb(rw, r)
 		return

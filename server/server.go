@@ -47,6 +47,15 @@ type Options struct {
 	// Token, if set, must come with every /v1 request as
 	// "Authorization: Bearer TOKEN".
 	Token string
+	// AllowedHosts are the host names (no port) that requests may name in
+	// their Host header; others get 400, on every path. An entry is a name
+	// or an IP (app.example.com, 127.0.0.1, ::1), *.example.com for the
+	// names under a domain, or * for any. None means: without a Token,
+	// only this machine's names — localhost, names under .localhost and
+	// loopback IPs — so that a web page cannot reach a loopback server by
+	// rebinding its own name to 127.0.0.1 (DNS rebinding); with a Token,
+	// any name, the token being the guard.
+	AllowedHosts []string
 	// AllowOrigins are the exact origins (scheme://host[:port]) whose
 	// browser pages may call the API from elsewhere (CORS); none means no
 	// CORS headers at all.
@@ -88,6 +97,7 @@ type Server struct {
 	log     *slog.Logger
 	web     http.Handler
 	token   string
+	hosts   *hostCheck // nil: any Host
 	origins map[string]bool
 	maxBody int64
 	// maxBoard caps a board's document (Options.MaxBoardBytes).
@@ -126,14 +136,20 @@ type Server struct {
 // returns the server. It fails only for what Options cannot be (no store,
 // tools the engine refuses, an invalid configuration), every problem at once.
 func New(opts Options) (*Server, error) {
+	var problems []error
 	if opts.Store == nil {
-		return nil, errors.New("server: Options.Store is required (NewMemoryStore keeps boards in memory)")
+		problems = append(problems, errors.New("server: Options.Store is required (NewMemoryStore keeps boards in memory)"))
+	}
+	hosts, err := newHostCheck(opts.AllowedHosts, opts.Token)
+	if err != nil {
+		problems = append(problems, err)
 	}
 	s := &Server{
 		store:        opts.Store,
 		log:          opts.Logger,
 		web:          web.Handler(),
 		token:        opts.Token,
+		hosts:        hosts,
 		maxBody:      opts.MaxBodyBytes,
 		maxBoard:     opts.MaxBoardBytes,
 		maxRuns:      opts.MaxRuns,
@@ -181,7 +197,10 @@ func New(opts Options) (*Server, error) {
 	}
 	eng, err := b.Build()
 	if err != nil {
-		return nil, err
+		problems = append(problems, err)
+	}
+	if len(problems) > 0 {
+		return nil, errors.Join(problems...)
 	}
 	s.eng = eng
 	s.boards = newRegistry(s)

