@@ -36,22 +36,6 @@ func (s *Server) storeCtx(ctx context.Context) (context.Context, context.CancelF
 	return context.WithTimeout(context.WithoutCancel(ctx), s.storeTimeout)
 }
 
-func (s *Server) handleListBoards(w http.ResponseWriter, r *http.Request, _ string) *httpError {
-	ctx, cancel := s.storeCtx(r.Context())
-	defer cancel()
-	list, err := s.store.ListBoards(ctx)
-	if err != nil {
-		return s.storeFailed("listing boards", err)
-	}
-	if list == nil {
-		list = []BoardInfo{}
-	}
-	writeJSON(w, http.StatusOK, struct {
-		Boards []BoardInfo `json:"boards"`
-	}{list})
-	return nil
-}
-
 // createRequest is POST /v1/boards's body.
 type createRequest struct {
 	ID      *string         `json:"id"`
@@ -92,19 +76,26 @@ func (s *Server) handleCreateBoard(w http.ResponseWriter, r *http.Request, _ str
 	}
 	ctx, cancel := s.storeCtx(r.Context())
 	defer cancel()
+	done, herr := s.roomForBoard(ctx, r)
+	if herr != nil {
+		return herr
+	}
 	info := BoardInfo{Name: req.Name}
 	var st BoardState
 	var err error
-	for try := 0; ; try++ {
-		info.ID = newBoardID()
-		if req.ID != nil {
-			info.ID = *req.ID
+	func() {
+		defer done() // before the answer is written: a slow reader must not hold up creations
+		for try := 0; ; try++ {
+			info.ID = newBoardID()
+			if req.ID != nil {
+				info.ID = *req.ID
+			}
+			st, err = s.store.CreateBoard(ctx, info, doc)
+			if !errors.Is(err, ErrExists) || req.ID != nil || try == 3 {
+				break
+			}
 		}
-		st, err = s.store.CreateBoard(ctx, info, doc)
-		if !errors.Is(err, ErrExists) || req.ID != nil || try == 3 {
-			break
-		}
-	}
+	}()
 	switch {
 	case errors.Is(err, ErrExists):
 		return conflict("board %s exists", quoteID(info.ID))

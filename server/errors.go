@@ -13,8 +13,8 @@ import (
 // httpError is a request's failure: the HTTP status and the engine's one
 // error object, so that every client reads failures the same way whatever
 // front end it talks to. Statuses (docs/http.md): 400, 401, 404, 405 and 409
-// carry bad_request, 413 and 503 limit_exceeded, 500 is the server's own
-// fault.
+// carry bad_request, 413 and 503 limit_exceeded (and 409 when the server has
+// its most boards), 500 is the server's own fault.
 type httpError struct {
 	status int
 	err    *engine.Error

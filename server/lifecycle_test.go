@@ -212,7 +212,9 @@ func TestBoardBusy(t *testing.T) {
 // path, for TestPanic.
 type panicStore struct{ Store }
 
-func (panicStore) ListBoards(context.Context) ([]BoardInfo, error) { panic("boom in the store") }
+func (panicStore) ListBoards(context.Context, string, int) ([]BoardInfo, error) {
+	panic("boom in the store")
+}
 
 // TestPanic: a handler's panic is a 500 with the error object and a log
 // line with the stack; the server goes on serving.

@@ -34,14 +34,12 @@ type memoryStore struct {
 	mu         sync.Mutex
 	closed     bool
 	boards     map[string]*memBoard
-	seq        int64 // creation order, for ListBoards
 	maxHistory int
 }
 
 // memBoard is one board: its states, oldest first, and which one is current.
 // states[:cur] can be undone to, states[cur+1:] redone to.
 type memBoard struct {
-	seq     int64
 	info    BoardInfo
 	version int64
 	states  []memStep
@@ -89,32 +87,39 @@ func (s *memoryStore) CreateBoard(ctx context.Context, info BoardInfo, doc json.
 	if info.Updated.IsZero() {
 		info.Updated = info.Created
 	}
-	s.seq++
-	b := &memBoard{seq: s.seq, info: info, version: 1, states: []memStep{{doc: slices.Clone(doc)}}}
+	b := &memBoard{info: info, version: 1, states: []memStep{{doc: slices.Clone(doc)}}}
 	s.boards[info.ID] = b
 	return b.state(), nil
 }
 
-func (s *memoryStore) ListBoards(ctx context.Context) ([]BoardInfo, error) {
+func (s *memoryStore) ListBoards(ctx context.Context, after string, limit int) ([]BoardInfo, error) {
+	if limit < 1 {
+		return nil, fmt.Errorf("memory store: listing %d boards: the limit must be at least 1", limit)
+	}
 	if err := s.lock(ctx); err != nil {
 		return nil, err
 	}
 	defer s.mu.Unlock()
-	bs := make([]*memBoard, 0, len(s.boards))
-	for _, b := range s.boards {
-		bs = append(bs, b)
-	}
-	slices.SortFunc(bs, func(a, b *memBoard) int {
-		if c := a.info.Created.Compare(b.info.Created); c != 0 {
-			return c
+	ids := make([]string, 0, len(s.boards))
+	for id := range s.boards {
+		if id > after {
+			ids = append(ids, id)
 		}
-		return int(a.seq - b.seq)
-	})
-	infos := make([]BoardInfo, len(bs))
-	for i, b := range bs {
-		infos[i] = b.info
+	}
+	slices.Sort(ids)
+	infos := make([]BoardInfo, 0, min(limit, len(ids)))
+	for _, id := range ids[:min(limit, len(ids))] {
+		infos = append(infos, s.boards[id].info)
 	}
 	return infos, nil
+}
+
+func (s *memoryStore) CountBoards(ctx context.Context) (int, error) {
+	if err := s.lock(ctx); err != nil {
+		return 0, err
+	}
+	defer s.mu.Unlock()
+	return len(s.boards), nil
 }
 
 func (s *memoryStore) LoadBoard(ctx context.Context, id string) (BoardState, error) {

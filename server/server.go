@@ -74,6 +74,11 @@ type Options struct {
 	// while it waits, up to MaxRuns such runs at once (beyond that it keeps
 	// its place), and takes it back when the wait ends, even over MaxRuns.
 	MaxRuns int
+	// MaxBoards caps how many boards the store may hold: past it, creating
+	// one gets 409 (limit_exceeded) until boards are deleted; 0 means
+	// 10000. Servers sharing a store each hold to it, and may together pass
+	// it by the creations they make at one moment.
+	MaxBoards int
 	// Logger gets the server's own log lines (a recovered panic, a store
 	// failure); nil is slog.Default().
 	Logger *slog.Logger
@@ -87,6 +92,7 @@ const (
 	DefaultMaxBodyBytes  = 4 << 20
 	DefaultMaxBoardBytes = 16 << 20
 	DefaultMaxRuns       = 64
+	DefaultMaxBoards     = 10000
 )
 
 // Server is the HTTP front end. It is an http.Handler, safe for concurrent
@@ -110,6 +116,12 @@ type Server struct {
 
 	boards    *registry
 	approvals *approvals
+
+	maxBoardCount int // Options.MaxBoards
+	// creating is held by the board creation under way: counting the
+	// boards and adding one take turns, so that MaxBoards holds against
+	// creations at once.
+	creating chan struct{}
 
 	// The bounds of waiting and writing, fields so that tests can shorten
 	// them.
@@ -145,22 +157,24 @@ func New(opts Options) (*Server, error) {
 		problems = append(problems, err)
 	}
 	s := &Server{
-		store:        opts.Store,
-		log:          opts.Logger,
-		web:          web.Handler(),
-		token:        opts.Token,
-		hosts:        hosts,
-		maxBody:      opts.MaxBodyBytes,
-		maxBoard:     opts.MaxBoardBytes,
-		maxRuns:      opts.MaxRuns,
-		epoch:        newEpoch(),
-		approvals:    newApprovals(),
-		heartbeat:    15 * time.Second,
-		writeTimeout: 10 * time.Second,
-		storeTimeout: 10 * time.Second,
-		queueBytes:   8 << 20,
-		ringBytes:    4 << 20,
-		done:         make(chan struct{}),
+		store:         opts.Store,
+		log:           opts.Logger,
+		web:           web.Handler(),
+		token:         opts.Token,
+		hosts:         hosts,
+		maxBody:       opts.MaxBodyBytes,
+		maxBoard:      opts.MaxBoardBytes,
+		maxRuns:       opts.MaxRuns,
+		maxBoardCount: opts.MaxBoards,
+		creating:      make(chan struct{}, 1),
+		epoch:         newEpoch(),
+		approvals:     newApprovals(),
+		heartbeat:     15 * time.Second,
+		writeTimeout:  10 * time.Second,
+		storeTimeout:  10 * time.Second,
+		queueBytes:    8 << 20,
+		ringBytes:     4 << 20,
+		done:          make(chan struct{}),
 	}
 	if s.log == nil {
 		s.log = slog.Default()
@@ -173,6 +187,9 @@ func New(opts Options) (*Server, error) {
 	}
 	if s.maxRuns <= 0 {
 		s.maxRuns = DefaultMaxRuns
+	}
+	if s.maxBoardCount <= 0 {
+		s.maxBoardCount = DefaultMaxBoards
 	}
 	if len(opts.AllowOrigins) > 0 {
 		s.origins = make(map[string]bool, len(opts.AllowOrigins))

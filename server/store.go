@@ -22,8 +22,15 @@ type Store interface {
 	// CreateBoard adds a board, empty or with the given document, at
 	// version 1 with no history. ErrExists if the id is taken.
 	CreateBoard(ctx context.Context, info BoardInfo, doc json.RawMessage) (BoardState, error)
-	// ListBoards lists every board, oldest first.
-	ListBoards(ctx context.Context) ([]BoardInfo, error)
+	// ListBoards lists a page of the boards: up to limit (at least 1) of
+	// them in the byte order of their ids, from the first id after after
+	// ("" for the first page). after need not be a board's (one deleted
+	// since still marks its place), so a client paging through sees every
+	// board that stays, once. Ordering by id keeps a page cheap: an index
+	// walk, not a sort of every board.
+	ListBoards(ctx context.Context, after string, limit int) ([]BoardInfo, error)
+	// CountBoards is how many boards there are, for the server's MaxBoards.
+	CountBoards(ctx context.Context) (int, error)
 	// LoadBoard returns a board's current state. ErrNotFound if there is
 	// no such board.
 	LoadBoard(ctx context.Context, id string) (BoardState, error)

@@ -54,7 +54,7 @@ func TestConformanceSmallHistory(t *testing.T) {
 // states loads every board of a store.
 func states(t *testing.T, s server.Store) []server.BoardState {
 	t.Helper()
-	list, err := s.ListBoards(ctx)
+	list, err := s.ListBoards(ctx, "", 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -481,8 +481,9 @@ func TestTwoStoresOneFile(t *testing.T) {
 	if diff := cmp.Diff(sa, sb, cmpState); diff != "" {
 		t.Errorf("the two stores disagree (-a +b):\n%s", diff)
 	}
-	if len(sa) != 1+2*writers || sa[0].Version != int64(1+done) || done != 2*writers*commits {
-		t.Errorf("%d boards, shared at version %d after %d commits; want %d boards, version %d", len(sa), sa[0].Version, done, 1+2*writers, 1+2*writers*commits)
+	shared := sa[len(sa)-1] // after the own-N boards, in id order
+	if len(sa) != 1+2*writers || shared.ID != "shared" || shared.Version != int64(1+done) || done != 2*writers*commits {
+		t.Errorf("%d boards, %s at version %d after %d commits; want %d boards, shared at version %d", len(sa), shared.ID, shared.Version, done, 1+2*writers, 1+2*writers*commits)
 	}
 }
 

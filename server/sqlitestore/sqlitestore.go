@@ -50,7 +50,7 @@ type Store struct {
 	// Writes.
 	insertBoard, insertStep, commitBoard, dropSteps, version, undo, redo, stepDoc, deleteBoard *sql.Stmt
 	// Reads.
-	loadBoard, listBoards *sql.Stmt
+	loadBoard, listBoards, countBoards *sql.Stmt
 }
 
 var _ server.Store = (*Store)(nil)
@@ -101,7 +101,9 @@ var statements = []struct {
 		FROM boards b JOIN steps s ON s.board = b.seq AND s.step = b.cur
 		WHERE b.id = ?`},
 	{true, func(s *Store) **sql.Stmt { return &s.listBoards }, `
-		SELECT id, name, created, updated FROM boards ORDER BY created, seq`},
+		SELECT id, name, created, updated FROM boards WHERE id > ? ORDER BY id LIMIT ?`}, // walks id's unique index
+	{true, func(s *Store) **sql.Stmt { return &s.countBoards }, `
+		SELECT count(*) FROM boards`},
 }
 
 // Open opens the store in the SQLite file at path, creating the file and its
@@ -410,11 +412,14 @@ func (s *Store) CreateBoard(ctx context.Context, info server.BoardInfo, doc json
 }
 
 // ListBoards implements server.Store.
-func (s *Store) ListBoards(ctx context.Context) ([]server.BoardInfo, error) {
+func (s *Store) ListBoards(ctx context.Context, after string, limit int) ([]server.BoardInfo, error) {
+	if limit < 1 {
+		return nil, fmt.Errorf("sqlitestore: listing %d boards: the limit must be at least 1", limit)
+	}
 	if err := s.start(ctx); err != nil {
 		return nil, err
 	}
-	rows, err := s.listBoards.QueryContext(ctx)
+	rows, err := s.listBoards.QueryContext(ctx, after, limit)
 	if err != nil {
 		return nil, s.fail(ctx, err)
 	}
@@ -433,6 +438,18 @@ func (s *Store) ListBoards(ctx context.Context) ([]server.BoardInfo, error) {
 		return nil, s.fail(ctx, err)
 	}
 	return infos, nil
+}
+
+// CountBoards implements server.Store.
+func (s *Store) CountBoards(ctx context.Context) (int, error) {
+	if err := s.start(ctx); err != nil {
+		return 0, err
+	}
+	var n int
+	if err := s.countBoards.QueryRowContext(ctx).Scan(&n); err != nil {
+		return 0, s.fail(ctx, err)
+	}
+	return n, nil
 }
 
 // row is a board as a statement returns it.

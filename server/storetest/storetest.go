@@ -16,8 +16,8 @@
 //   - a board is created at version 1 with no history; a zero Created is set
 //     to the time of the call, a given one is kept; Updated starts at Created
 //     unless given, and is set to the time of every commit, undo and redo;
-//     ListBoards orders by Created, boards created at the same instant in the
-//     order they were created;
+//   - ListBoards orders by id, byte by byte, and pages from any id, a
+//     board's or not; a limit below 1 is an error; CountBoards agrees with it;
 //   - a board created without a document has {"objects":[]};
 //   - documents come back as the same JSON, up to insignificant white space
 //     (member order and the spelling of numbers and strings kept), and a
@@ -41,6 +41,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -217,7 +218,7 @@ func (h *harness) testCreateListLoadDelete(t *testing.T, s server.Store) {
 	wb := want{id: "b", version: 1, doc: json.RawMessage(`{"objects":[]}`)}
 	check(t, "created without a document", b, wb)
 
-	list, err := s.ListBoards(ctx)
+	list, err := listAll(s)
 	if err != nil {
 		t.Fatalf("ListBoards: %v", err)
 	}
@@ -234,7 +235,7 @@ func (h *harness) testCreateListLoadDelete(t *testing.T, s server.Store) {
 	if err := s.DeleteBoard(ctx, "a"); !errors.Is(err, server.ErrNotFound) {
 		t.Errorf("DeleteBoard again: %v, want ErrNotFound", err)
 	}
-	list, err = s.ListBoards(ctx)
+	list, err = listAll(s)
 	if err != nil {
 		t.Fatalf("ListBoards: %v", err)
 	}
@@ -254,14 +255,14 @@ func (h *harness) testCreateListLoadDelete(t *testing.T, s server.Store) {
 	if _, err := s.Undo(ctx, "b"); !errors.Is(err, server.ErrNothingToUndo) {
 		t.Errorf("Undo on a re-created board: %v, want ErrNothingToUndo", err)
 	}
-	if list, err := s.ListBoards(ctx); err != nil || len(list) != 1 || list[0].ID != "b" {
+	if list, err := listAll(s); err != nil || len(list) != 1 || list[0].ID != "b" {
 		t.Errorf("ListBoards = %v, %v; want just b", list, err)
 	}
 
 	if err := s.DeleteBoard(ctx, "b"); err != nil {
 		t.Fatalf("DeleteBoard: %v", err)
 	}
-	list, err = s.ListBoards(ctx)
+	list, err = listAll(s)
 	if err != nil || len(list) != 0 {
 		t.Errorf("ListBoards of an empty store = %#v, %v; want none", list, err)
 	}
@@ -293,7 +294,7 @@ func (h *harness) testErrors(t *testing.T, s server.Store) {
 	}
 	// None of that moved the board.
 	load(t, s, "after the failed calls", want{id: "a", version: 1, doc: doc("a"), created: a.Created, updatedFrom: a.Updated, to: a.Updated})
-	if list, err := s.ListBoards(ctx); err != nil || len(list) != 1 {
+	if list, err := listAll(s); err != nil || len(list) != 1 {
 		t.Errorf("ListBoards = %v, %v; want just a", list, err)
 	}
 }
@@ -326,7 +327,7 @@ func (h *harness) testTimes(t *testing.T, s server.Store) {
 		w := want{id: "a", version: int64(i + 2), undo: undo, redo: 1 - undo, created: a.Created, updatedFrom: before, to: after}
 		check(t, step.name, st, w)
 		load(t, s, step.name, w)
-		list, err := s.ListBoards(ctx)
+		list, err := listAll(s)
 		if err != nil || len(list) != 1 {
 			t.Fatalf("ListBoards = %v, %v", list, err)
 		}
@@ -352,35 +353,100 @@ func (h *harness) testTimes(t *testing.T, s server.Store) {
 	check(t, "created with a time", c, want{id: "c", version: 1, created: created, updatedFrom: created, to: created})
 }
 
+// listAll lists every board by pages of two, as a client pages through
+// them, and checks CountBoards agrees.
+func listAll(s server.Store) ([]server.BoardInfo, error) {
+	all := []server.BoardInfo{}
+	after := ""
+	for {
+		page, err := s.ListBoards(ctx, after, 2)
+		if err != nil {
+			return nil, err
+		}
+		if len(page) > 2 {
+			return nil, fmt.Errorf("ListBoards(%q, 2) has %d boards", after, len(page))
+		}
+		all = append(all, page...)
+		if len(page) < 2 {
+			break
+		}
+		after = page[1].ID
+	}
+	n, err := s.CountBoards(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if n != len(all) {
+		return nil, fmt.Errorf("CountBoards is %d, the list has %d", n, len(all))
+	}
+	return all, nil
+}
+
 func (h *harness) testListOrder(t *testing.T, s server.Store) {
-	// Oldest first by Created; created at the same instant: in the order
-	// they were created, whatever their ids.
+	// In the byte order of the ids, whatever the order or times of their
+	// creation; a page starts after its cursor, a board or not.
 	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	for _, b := range []struct {
 		id string
 		at time.Time
 	}{
-		{"z", time.Time{}}, // now: the newest
+		{"z", time.Time{}},
 		{"m", t0},
 		{"b", t0.Add(time.Minute)},
-		{"y", t0},
+		{"Y", t0},
 		{"a", t0},
+		{"a-", t0},
+		{"_", t0},
+		{"9", t0},
 	} {
 		if _, err := s.CreateBoard(ctx, server.BoardInfo{ID: b.id, Created: b.at}, nil); err != nil {
 			t.Fatalf("CreateBoard(%q): %v", b.id, err)
 		}
 	}
-	want := []string{"m", "y", "a", "b", "z"}
-	list, err := s.ListBoards(ctx)
-	if err != nil {
-		t.Fatalf("ListBoards: %v", err)
+	ids := func(list []server.BoardInfo) []string {
+		got := []string{}
+		for _, b := range list {
+			got = append(got, b.ID)
+		}
+		return got
 	}
-	var got []string
-	for _, b := range list {
-		got = append(got, b.ID)
+	for _, tc := range []struct {
+		after string
+		limit int
+		want  []string
+	}{
+		{"", 100, []string{"9", "Y", "_", "a", "a-", "b", "m", "z"}},
+		{"", 3, []string{"9", "Y", "_"}},
+		{"_", 3, []string{"a", "a-", "b"}},
+		{"a", 1, []string{"a-"}},
+		{"a-", 100, []string{"b", "m", "z"}},
+		{"c", 2, []string{"m", "z"}}, // no board c
+		{"-", 1, []string{"9"}},
+		{"z", 5, []string{}},
+		{"zz", 5, []string{}},
+	} {
+		list, err := s.ListBoards(ctx, tc.after, tc.limit)
+		if err != nil {
+			t.Fatalf("ListBoards(%q, %d): %v", tc.after, tc.limit, err)
+		}
+		if diff := cmp.Diff(tc.want, ids(list)); diff != "" {
+			t.Errorf("ListBoards(%q, %d) (-want +got):\n%s", tc.after, tc.limit, diff)
+		}
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("ListBoards order (-want +got):\n%s", diff)
+	// After a board deleted since: the list goes on from its place.
+	if err := s.DeleteBoard(ctx, "a-"); err != nil {
+		t.Fatal(err)
+	}
+	if list, err := s.ListBoards(ctx, "a-", 2); err != nil || !cmp.Equal(ids(list), []string{"b", "m"}) {
+		t.Errorf("ListBoards after a deleted board = %v, %v; want b, m", ids(list), err)
+	}
+	if n, err := s.CountBoards(ctx); err != nil || n != 7 {
+		t.Errorf("CountBoards = %d, %v; want 7", n, err)
+	}
+	for _, limit := range []int{0, -1} {
+		if list, err := s.ListBoards(ctx, "", limit); err == nil {
+			t.Errorf("ListBoards with limit %d = %v, no error", limit, ids(list))
+		}
 	}
 }
 
@@ -598,7 +664,7 @@ func (h *harness) testIDs(t *testing.T, s server.Store) {
 		}
 		mustCreate(t, s, id, doc(id))
 	}
-	list, err := s.ListBoards(ctx)
+	list, err := listAll(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -606,7 +672,7 @@ func (h *harness) testIDs(t *testing.T, s server.Store) {
 	for _, b := range list {
 		got = append(got, b.ID)
 	}
-	if diff := cmp.Diff(IDs, got); diff != "" {
+	if diff := cmp.Diff(slices.Sorted(slices.Values(IDs)), got); diff != "" {
 		t.Errorf("ListBoards (-want +got):\n%s", diff)
 	}
 	for _, id := range IDs {
@@ -630,7 +696,7 @@ func (h *harness) testIDs(t *testing.T, s server.Store) {
 			t.Errorf("DeleteBoard(%q): %v", id, err)
 		}
 	}
-	if list, err := s.ListBoards(ctx); err != nil || len(list) != 0 {
+	if list, err := listAll(s); err != nil || len(list) != 0 {
 		t.Errorf("ListBoards after deleting them all = %v, %v", list, err)
 	}
 }
@@ -845,7 +911,7 @@ func (h *harness) testConcurrentManyBoards(t *testing.T, s server.Store) {
 		})
 	}
 	wg.Wait()
-	list, err := s.ListBoards(ctx)
+	list, err := listAll(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -864,7 +930,7 @@ func (h *harness) testCancelledContext(t *testing.T, s server.Store) {
 		}
 	}
 	load(t, s, "after the cancelled calls", want{id: "a", version: 1, doc: doc("d0")})
-	if list, err := s.ListBoards(ctx); err != nil || len(list) != 1 {
+	if list, err := listAll(s); err != nil || len(list) != 1 {
 		t.Errorf("ListBoards = %v, %v; want just a", list, err)
 	}
 }
@@ -874,7 +940,8 @@ func (h *harness) testCancelledContext(t *testing.T, s server.Store) {
 func calls(ctx context.Context, s server.Store) map[string]func() error {
 	return map[string]func() error{
 		"CreateBoard": func() error { _, err := s.CreateBoard(ctx, server.BoardInfo{ID: "new"}, nil); return err },
-		"ListBoards":  func() error { _, err := s.ListBoards(ctx); return err },
+		"ListBoards":  func() error { _, err := s.ListBoards(ctx, "", 10); return err },
+		"CountBoards": func() error { _, err := s.CountBoards(ctx); return err },
 		"LoadBoard":   func() error { _, err := s.LoadBoard(ctx, "a"); return err },
 		"Commit":      func() error { _, err := s.Commit(ctx, "a", server.Commit{Base: 1, Doc: doc("x")}); return err },
 		"Undo":        func() error { _, err := s.Undo(ctx, "a"); return err },
@@ -949,7 +1016,7 @@ func (h *harness) testCloseWhileBusy(t *testing.T, s server.Store) {
 					return
 				}
 				if i%4 == 0 {
-					if _, err := s.ListBoards(ctx); err != nil {
+					if _, err := s.ListBoards(ctx, "", 10); err != nil {
 						return
 					}
 					if _, err := s.Undo(ctx, id); err != nil {

@@ -467,6 +467,7 @@ func TestFirstVisitAndBoardList(t *testing.T) {
 	for _, b := range list.Boards {
 		names = append(names, b.Name)
 	}
+	slices.Sort(names) // the server lists them in id order
 	if diff := cmp.Diff([]string{"My first board", "Team retro"}, names); diff != "" {
 		t.Errorf("boards on the server (-want +got):\n%s", diff)
 	}
@@ -482,6 +483,24 @@ func TestFirstVisitAndBoardList(t *testing.T) {
 	}
 	tb.wait("the page says the board was deleted", `document.querySelector("#toast").textContent === "This board was deleted."`)
 	tb.wait("the list shows the board left", fmt.Sprintf(`location.hash === "#/" && document.querySelectorAll("#boards .card").length === 1 && !!document.querySelector('#boards a[href="#/boards/%s"]')`, first))
+}
+
+// TestBoardListPages: the list shows every board, however many pages of
+// GET /v1/boards they take (1000 a page), the most recently changed first.
+func TestBoardListPages(t *testing.T) {
+	store := server.NewMemoryStore()
+	const boards = 1001
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range boards {
+		info := server.BoardInfo{ID: fmt.Sprintf("b%04d", i), Updated: t0.Add(time.Duration(i) * time.Minute)}
+		if _, err := store.CreateBoard(t.Context(), info, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e := newEnv(t, envOptions{store: store})
+	tb := e.open("")
+	tb.wait("every board is listed", fmt.Sprintf(`document.querySelectorAll("#boards .card").length === %d`, boards))
+	tb.wait("the last changed first", `document.querySelector("#boards .card").getAttribute("href") === "#/boards/b1000"`)
 }
 
 // TestFlowchartLive: examples/flowchart.ts picked and run in the app; its

@@ -133,7 +133,7 @@ async function showList() {
   const grid = $("#boards");
   let boards;
   try {
-    boards = (await json("v1/boards")).boards || [];
+    boards = await allBoards();
   } catch (e) {
     grid.replaceChildren(el("li", { class: "list-error" }, `Could not list the boards: ${e.message}`));
     return;
@@ -163,6 +163,19 @@ async function showList() {
         el("div", { class: "thumb" }, img),
         el("div", { class: "card-meta" }, el("strong", {}, name), el("span", { class: "muted" }, `${b.id} · updated ${ago(b.updated)}`))));
   }));
+}
+
+// allBoards walks GET /v1/boards page by page (its next cursor): the list
+// is sorted here by the last change, which needs every board.
+async function allBoards() {
+  const boards = [];
+  let after = "";
+  do {
+    const page = await json(`v1/boards?limit=1000${after ? `&after=${encodeURIComponent(after)}` : ""}`);
+    boards.push(...(page.boards || []));
+    after = page.next || "";
+  } while (after);
+  return boards;
 }
 
 async function thumbnail(id, img) {
