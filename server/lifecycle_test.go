@@ -238,3 +238,46 @@ func TestPanic(t *testing.T) {
 		t.Errorf("after the panic: %d", res.StatusCode)
 	}
 }
+
+// commitPanicStore is a store whose Commit panics: a bug met while a run
+// holds its board, for TestPanicInARunPutsWatchersRight.
+type commitPanicStore struct{ Store }
+
+func (commitPanicStore) Commit(context.Context, string, Commit) (BoardState, error) {
+	panic("boom in the commit")
+}
+
+// TestPanicInARunPutsWatchersRight: a run that panics after its calls
+// changed the board is a 500, and the board's watchers, who drew its
+// changes live, get the board as it was — none was kept.
+func TestPanicInARunPutsWatchersRight(t *testing.T) {
+	s := newTestServer(t, Options{Store: commitPanicStore{NewMemoryStore()}, Logger: slog.New(slog.DiscardHandler)})
+	ts, c := serveHTTP(t, s)
+	createBoard(t, s, "b")
+	wres, sr := watchBoard(t, c, ts.URL, "b")
+	stop := time.AfterFunc(10*time.Second, func() { wres.Body.Close() }) // bounds the reads below
+	defer stop.Stop()
+	if ev := next(t, sr); ev.Type != "board" {
+		t.Fatalf("first event %s", ev.Type)
+	}
+	if res, body := do(t, s, "POST", "/v1/boards/b/batch", batchOf(sticky("lost", 0))); res.StatusCode != 500 {
+		t.Fatalf("%d %s", res.StatusCode, body)
+	}
+	var seen []string
+	for {
+		ev := next(t, sr)
+		seen = append(seen, ev.Type)
+		if ev.Type == "board" {
+			if strings.Contains(ev.Data, "lost") {
+				t.Errorf("the board sent after the panic holds the run's sticky: %s", ev.Data)
+			}
+			break
+		}
+		if len(seen) > 10 {
+			t.Fatalf("no board event after the run panicked: %q", seen)
+		}
+	}
+	if res, _ := do(t, s, "GET", "/healthz", ""); res.StatusCode != 200 {
+		t.Errorf("after the panic: %d", res.StatusCode)
+	}
+}

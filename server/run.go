@@ -9,6 +9,7 @@ import (
 	"os"
 	"runtime/debug"
 	"strconv"
+	"time"
 
 	"github.com/codemode-dev/codemode/engine"
 	"github.com/codemode-dev/codemode/tools/whiteboard"
@@ -122,9 +123,7 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request, kind engine.R
 func (s *Server) run(ctx context.Context, spec runSpec, sink *runSink) (o runOutcome) {
 	defer func() {
 		if p := recover(); p != nil {
-			s.log.Error("server: panic in a run", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
-			sink.discard()
-			o = runOutcome{herr: internal(fmt.Errorf("the run failed; the server's log has the details"))}
+			o = s.runPanicked(p, sink, nil)
 		}
 	}()
 	lb := sink.board
@@ -137,6 +136,11 @@ func (s *Server) run(ctx context.Context, spec runSpec, sink *runSink) (o runOut
 			return runOutcome{herr: herr}
 		}
 		defer unlock()
+		defer func() { // before unlock: the board's watchers are put right while the run still holds it
+			if p := recover(); p != nil {
+				o = s.runPanicked(p, sink, lb)
+			}
+		}()
 		sink.work, base = lb.board.Clone(), lb.state.Version
 		lb.hub.setWorking(sink.work)
 		defer lb.hub.setWorking(nil)
@@ -182,6 +186,20 @@ func (s *Server) run(ctx context.Context, spec runSpec, sink *runSink) (o runOut
 		}
 	}
 	return o
+}
+
+// runPanicked logs a run's panic and answers it as a 500. The run's work is
+// dropped; lb, if the run held its board, gets its committed board sent to
+// its watchers, which drew the run's changes live. The caller holds lb's
+// lock.
+func (s *Server) runPanicked(p any, sink *runSink, lb *liveBoard) runOutcome {
+	s.log.Error("server: panic in a run", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+	sink.discard()
+	if lb != nil {
+		lb.hub.setWorking(nil)
+		lb.hub.publishBoard(lb)
+	}
+	return runOutcome{herr: internal(fmt.Errorf("the run failed; the server's log has the details"))}
 }
 
 // park takes a run that waits for a client's approval out of the runs
@@ -231,11 +249,17 @@ func runHeaders(o runOutcome) http.Header {
 	if o.runID != "" {
 		h.Set("Codemode-Run-Id", o.runID)
 	}
-	if o.board != nil {
-		h.Set("Codemode-Board-Version", strconv.FormatInt(o.board.Version, 10))
-		h.Set("Codemode-Board-Committed", strconv.FormatBool(o.board.Committed))
-	}
+	setBoardHeaders(h, o.board)
 	return h
+}
+
+// setBoardHeaders sets the headers that say what became of a board run's
+// board (none for a run without a board).
+func setBoardHeaders(h http.Header, b *boardOutcome) {
+	if b != nil {
+		h.Set("Codemode-Board-Version", strconv.FormatInt(b.Version, 10))
+		h.Set("Codemode-Board-Committed", strconv.FormatBool(b.Committed))
+	}
 }
 
 // answerRun sends a run's JSON answer: 200 with the result whether or not
@@ -297,11 +321,14 @@ func answerEarly(w http.ResponseWriter, out <-chan runOutcome, k *runSink) {
 	if herr := o.failure(); herr != nil {
 		body = errorBody(herr)
 	}
-	w.Write(indented(body))
-	if o.board != nil {
-		h.Set("Codemode-Board-Version", strconv.FormatInt(o.board.Version, 10))
-		h.Set("Codemode-Board-Committed", strconv.FormatBool(o.board.Committed))
+	// Bounded as every answer is (writeBody): a client that stops reading
+	// holds this handler answerWriteTimeout at most.
+	rc := http.NewResponseController(w)
+	if rc.SetWriteDeadline(time.Now().Add(answerWriteTimeout)) == nil {
+		defer rc.SetWriteDeadline(time.Time{})
 	}
+	w.Write(indented(body))
+	setBoardHeaders(h, o.board) // as trailers
 }
 
 // streamRun sends a run's events as they come, ending with run_end. The
