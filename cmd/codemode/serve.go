@@ -147,10 +147,12 @@ func serve(sigs <-chan os.Signal, stop func(), args []string, getenv func(string
 	go func() { served <- hs.Serve(ln) }()
 	fmt.Fprintf(stderr, "codemode: serving on %s (boards in %s)\n", openURL(ln.Addr(), token), filepath.Join(dataDir, storeFile))
 
+	code := exitOK
 	select {
 	case err := <-served:
-		// Serve returns only on a failure of the listener.
-		return fail(stderr, exitFailed, "serve: %v", err)
+		// Serve returns only on a failure of the listener. The runs under
+		// way still get their grace, and what they commit is kept.
+		code = fail(stderr, exitFailed, "serve: %v", err)
 	case <-sigs:
 	}
 	fmt.Fprintf(stderr, "codemode: shutting down: runs under way have %v to finish\n", runsGrace)
@@ -165,7 +167,6 @@ func serve(sigs <-chan os.Signal, stop func(), args []string, getenv func(string
 		case <-now.Done():
 		}
 	}()
-	code := exitOK
 	runsCtx, cancel := context.WithTimeout(now, runsGrace)
 	defer cancel()
 	switch err := srv.Shutdown(runsCtx); {
