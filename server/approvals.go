@@ -86,13 +86,7 @@ func (a *approvals) pendingOn(id string) []announcedSet {
 			if set.boardID != id || set.announced == 0 {
 				continue
 			}
-			var undecided []engine.ApprovalRequest
-			for _, r := range set.reqs {
-				if _, ok := set.decisions[r.CallID]; !ok {
-					undecided = append(undecided, r)
-				}
-			}
-			if len(undecided) > 0 {
+			if undecided := set.undecided(); len(undecided) > 0 {
 				ev := set.event
 				ev.Approvals = undecided
 				out = append(out, announcedSet{set.announced, ev})
@@ -100,6 +94,18 @@ func (a *approvals) pendingOn(id string) []announcedSet {
 		}
 	}
 	slices.SortFunc(out, func(x, y announcedSet) int { return cmp.Compare(x.seq, y.seq) })
+	return out
+}
+
+// undecided returns the set's calls not decided yet, in the order asked.
+// a.mu is held.
+func (set *approvalSet) undecided() []engine.ApprovalRequest {
+	var out []engine.ApprovalRequest
+	for _, r := range set.reqs {
+		if _, ok := set.decisions[r.CallID]; !ok {
+			out = append(out, r)
+		}
+	}
 	return out
 }
 
@@ -163,11 +169,7 @@ func (a *approvals) pending(runID string) ([]engine.ApprovalRequest, bool) {
 	defer a.mu.Unlock()
 	var out []engine.ApprovalRequest
 	for _, set := range a.runs[runID] {
-		for _, r := range set.reqs {
-			if _, ok := set.decisions[r.CallID]; !ok {
-				out = append(out, r)
-			}
-		}
+		out = append(out, set.undecided()...)
 	}
 	return out, len(out) > 0
 }
@@ -191,10 +193,8 @@ func (a *approvals) decide(runID string, ds []decision, invalid bool) (pending [
 	defer a.mu.Unlock()
 	owner := make(map[string]*approvalSet)
 	for _, set := range a.runs[runID] {
-		for _, r := range set.reqs {
-			if _, decided := set.decisions[r.CallID]; !decided {
-				owner[r.CallID] = set
-			}
+		for _, r := range set.undecided() {
+			owner[r.CallID] = set
 		}
 	}
 	if len(owner) == 0 {
@@ -222,10 +222,8 @@ func (a *approvals) decide(runID string, ds []decision, invalid bool) (pending [
 		}
 	}
 	for _, set := range a.runs[runID] {
-		for _, r := range set.reqs {
-			if _, ok := set.decisions[r.CallID]; !ok {
-				pending = append(pending, r.CallID)
-			}
+		for _, r := range set.undecided() {
+			pending = append(pending, r.CallID)
 		}
 	}
 	return pending, nil, nil
