@@ -27,6 +27,28 @@ func (e *Engine) Batch(ctx context.Context, req BatchRequest) (*BatchResult, err
 	return res, nil
 }
 
+// CheckBatch returns the error Batch would reject req with before running
+// anything, or nil, and runs nothing: no run starts, no event is sent. A
+// front end that must wait before it can run a batch (for a board another
+// run holds, for a free slot) tells with it a request that can never run,
+// to answer at once, from one worth the wait.
+func (e *Engine) CheckBatch(req BatchRequest) error {
+	if _, _, _, err := e.planBatch(&req); err != nil {
+		return err
+	}
+	return nil
+}
+
+// planBatch plans a request under the engine's limits, as tightened by it.
+func (e *Engine) planBatch(req *BatchRequest) (*plan, Limits, []string, *Error) {
+	limits, warnings := e.limitsFor(req)
+	if n := len(req.Operations); n > limits.MaxOperations { // before planning: planning costs time per operation
+		return nil, limits, nil, Errorf(CodeLimitExceeded, "the batch has %d operations; the limit is %d", n, limits.MaxOperations)
+	}
+	p, err := newPlan(req)
+	return p, limits, warnings, err
+}
+
 func (r *run) finishBatch(ctx context.Context, res *BatchResult) {
 	var err *Error
 	if n := res.Summary.Failed + res.Summary.Skipped; n > 0 {
@@ -67,11 +89,7 @@ type opState struct {
 
 // prepareBatch plans a request under the engine's limits.
 func (r *run) prepareBatch(req *BatchRequest, parentID, idPrefix string) (*batchExec, *Error) {
-	limits, warnings := r.eng.limitsFor(req)
-	if n := len(req.Operations); n > limits.MaxOperations { // before planning: planning costs time per operation
-		return nil, Errorf(CodeLimitExceeded, "the batch has %d operations; the limit is %d", n, limits.MaxOperations)
-	}
-	p, err := newPlan(req)
+	p, limits, warnings, err := r.eng.planBatch(req)
 	if err != nil {
 		return nil, err
 	}

@@ -70,6 +70,28 @@ func ExampleEngine_Batch() {
 	// 2 create_note: unknown_tool [createNote]
 }
 
+// A front end that has to wait before it runs a batch (its board is busy)
+// first asks whether the batch could run at all.
+func ExampleEngine_CheckBatch() {
+	eng, err := engine.NewBuilder().Add(notes()...).Build()
+	if err != nil {
+		panic(err)
+	}
+	for _, body := range []string{
+		`{"operations": [{"tool": "createNote", "args": {"text": "a", "parentId": {"$ref": "f.id"}}}]}`,
+		`{"operations": [{"tool": "createFolder", "args": {"name": "x"}, "label": "f"}, {"tool": "createNote", "args": {"text": "a", "parentId": {"$ref": "f.id"}}}]}`,
+	} {
+		req, err := engine.ParseBatchRequest([]byte(body))
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(eng.CheckBatch(req))
+	}
+	// Output:
+	// bad_request: operation 0: $ref "f.id" names no labelled operation (no operation has a label)
+	// <nil>
+}
+
 // A model step with native tool calls: a batch call is unwrapped into its
 // operations; every write goes to the Approver, as one set.
 func ExampleEngine_HandleToolCalls() {

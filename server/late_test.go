@@ -256,3 +256,25 @@ func TestShutdownWhileWaitingForBoard(t *testing.T) {
 		t.Errorf("the waiting run's answer: %s", body)
 	}
 }
+
+// TestBadBatchOnABusyBoard: a batch the engine rejects before running (a
+// $ref cycle, too many operations) is a 400 at once, also while its board
+// is busy — not a wait for the board ending in a 503 to try again.
+func TestBadBatchOnABusyBoard(t *testing.T) {
+	s := newTestServer(t, Options{})
+	createBoard(t, s, "b")
+	lb, herr := s.boards.acquire(t.Context(), "b")
+	if herr != nil {
+		t.Fatal(herr)
+	}
+	defer s.boards.release(lb)
+	lb.lock <- struct{}{} // busy, as with another run's
+	defer func() { <-lb.lock }()
+	cycle := `{"timeout": 300, "operations": [
+	  {"tool": "createStickyNote", "label": "a", "args": {"text": {"$ref": "b.id"}, "x": 0, "y": 0}},
+	  {"tool": "createStickyNote", "label": "b", "args": {"text": {"$ref": "a.id"}, "x": 0, "y": 0}}]}`
+	res, body := do(t, s, "POST", "/v1/boards/b/batch", cycle)
+	if code, msg := errorOf(t, body); res.StatusCode != 400 || code != "bad_request" || !strings.Contains(msg, "cycle") {
+		t.Errorf("a $ref cycle on a busy board: %d %s %s", res.StatusCode, code, msg)
+	}
+}

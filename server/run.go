@@ -78,6 +78,13 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request, kind engine.R
 	if herr != nil {
 		return herr
 	}
+	if kind == engine.RunBatch {
+		// A batch that can never run is answered now, not after a wait
+		// for its board that would end in a 503 telling it to try again.
+		if err := s.eng.CheckBatch(spec.batch); err != nil {
+			return fromEngine(err)
+		}
+	}
 	var lb *liveBoard
 	if boardID != "" {
 		if lb, herr = s.boards.acquire(r.Context(), boardID); herr != nil {
