@@ -66,7 +66,10 @@ func benchBoard(b *testing.B, s *Server, id string, watched bool) (string, func(
 	if herr != nil {
 		b.Fatal(herr)
 	}
-	q := lb.hub.subscribe("", lb.committed)
+	q, herr := lb.hub.subscribe("", lb.committed)
+	if herr != nil {
+		b.Fatal(herr)
+	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

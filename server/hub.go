@@ -43,6 +43,7 @@ type hub struct {
 	working *whiteboard.Board // the board a run is changing, if one is
 	last    []byte            // the final frame, once the board is deleted
 	left    time.Time         // when the last watcher left; zero: never watched, or watched now
+	drawn   *drawing          // the board as last drawn for a `board` event
 }
 
 func newHub(s *Server, id string) *hub {
@@ -67,9 +68,8 @@ func (h *hub) publishSeen(typ string, build func() []byte, seen func(seq uint64)
 	if seen != nil {
 		seen(h.seq)
 	}
-	if len(h.subs) == 0 && (h.left.IsZero() || time.Since(h.left) > resumeGrace) {
-		clear(h.ring)
-		h.ring, h.bytes = h.ring[:0], 0
+	if h.unwatched() {
+		h.letGo()
 		return
 	}
 	f := frame(h.eventID(h.seq), typ, build())
@@ -88,6 +88,19 @@ func (h *hub) publishSeen(typ string, build func() []byte, seen func(seq uint64)
 }
 
 func (h *hub) eventID(seq uint64) string { return h.epoch + "-" + strconv.FormatUint(seq, 10) }
+
+// unwatched: nobody watches the board, nor may come back to resume. h.mu
+// is held.
+func (h *hub) unwatched() bool {
+	return len(h.subs) == 0 && (h.left.IsZero() || time.Since(h.left) > resumeGrace)
+}
+
+// letGo drops what the hub keeps for watchers: the events for resuming and
+// the drawing. h.mu is held.
+func (h *hub) letGo() {
+	clear(h.ring)
+	h.ring, h.bytes, h.drawn = nil, 0, nil
+}
 
 // boardEvent is a `board` event's data: the whole board, replacing whatever
 // a client drew.
@@ -108,12 +121,76 @@ func boardEventJSON(id string, st BoardState, b *whiteboard.Board) []byte {
 	return mustJSON(boardEvent{BoardID: id, Version: st.Version, UndoSteps: st.UndoSteps, RedoSteps: st.RedoSteps, Objects: objs, SVG: string(boardSVG(b))})
 }
 
+// drawing is a `board` event's data for one state of a board, drawn once
+// however many watchers come for it: drawing a big board (its objects as
+// JSON and its SVG) is costly, and clients can come in any number.
+type drawing struct {
+	key  drawingKey
+	draw func() []byte
+	once sync.Once
+	data []byte
+}
+
+// drawingKey tells what a drawing shows. A committed board is never changed
+// (it is replaced), so its drawing holds as long as it is the committed
+// one. The board a run changes is, so its drawing holds only for the
+// watchers that come at the event it was drawn at (seq): it has the changes
+// of every event up to seq, maybe of later ones too, whose events then
+// apply again harmlessly (see setWorking).
+type drawingKey struct {
+	board                *whiteboard.Board
+	version              int64
+	undoSteps, redoSteps int
+	seq                  uint64 // for the board a run changes
+}
+
+// drawingOf returns the drawing of b (the committed board, in state st, or
+// the board a run changes): the one the hub keeps if it shows the same,
+// else a new one, which the hub keeps then. h.mu is held.
+func (h *hub) drawingOf(st BoardState, b *whiteboard.Board) *drawing {
+	key := drawingKey{board: b, version: st.Version, undoSteps: st.UndoSteps, redoSteps: st.RedoSteps}
+	if b == h.working {
+		key.seq = h.seq
+	}
+	if h.drawn == nil || h.drawn.key != key {
+		id := h.id
+		h.drawn = &drawing{key: key, draw: func() []byte { return h.s.drawBoard(id, st, b) }}
+	}
+	return h.drawn
+}
+
+// get returns the drawing's data, drawing it unless someone has, or is
+// (then it waits for that). Call it without h.mu, so that neither runs nor
+// watchers wait for a drawing. A drawing that failed (panicked) is shared
+// with nobody: each caller tries its own.
+func (d *drawing) get() []byte {
+	d.once.Do(func() { d.data = d.draw() })
+	if d.data == nil {
+		return d.draw()
+	}
+	return d.data
+}
+
 // publishBoard sends the committed board to every watcher (after a
-// rollback, an undo, a redo). The caller holds lb's lock.
+// rollback, an undo, a redo). It is drawn outside the hub's lock when
+// someone watches (and then once for them and for the watchers coming
+// next), and not at all when nobody does. The caller holds lb's lock.
 func (h *hub) publishBoard(lb *liveBoard) {
+	st, b := lb.committed()
+	var d *drawing
+	h.mu.Lock()
+	if !h.unwatched() {
+		d = h.drawingOf(st, b)
+	}
+	h.mu.Unlock()
+	if d != nil {
+		d.get()
+	}
 	h.publish("board", func() []byte {
-		st, b := lb.committed()
-		return boardEventJSON(lb.id, st, b)
+		if d == nil { // a watcher came meanwhile
+			d = h.drawingOf(st, b)
+		}
+		return d.get()
 	})
 }
 
@@ -127,54 +204,80 @@ func (h *hub) setWorking(b *whiteboard.Board) {
 	h.mu.Unlock()
 }
 
-// subscribe adds a watcher. If lastID names an event still in the ring, the
-// events after it are queued; otherwise a `board` event with the board as it
-// is now — the committed one from state, or the one a run is changing —
-// whose id is the latest event's, so that resuming from it misses nothing.
+// subscribe adds a watcher, or refuses it (503) when the board has
+// s.maxBoardWatchers already. If lastID names an event still in the ring,
+// the events after it are queued; otherwise a `board` event with the board
+// as it is now — the committed one from state, or the one a run is
+// changing — whose id is the latest event's, so that resuming from it
+// misses nothing.
+//
+// The board is drawn outside the hub's lock (runs publish under it) and
+// shared by the watchers that need the same drawing (drawingOf): the
+// watcher is added before, so the events that come meanwhile are queued,
+// and its `board` event goes ahead of them.
 //
 // Sets of calls still waiting for approval on the board are sent too, so
 // that a client that comes while a run waits can answer it: after the
 // `board` event, each set's approval_required event listing its undecided
 // calls (with the board event's id); on a resume, the sets announced before
 // lastID (with its id) ahead of the replay, which holds the later ones.
-func (h *hub) subscribe(lastID string, state func() (BoardState, *whiteboard.Board)) *subscriber {
+func (h *hub) subscribe(lastID string, state func() (BoardState, *whiteboard.Board)) (*subscriber, *httpError) {
 	q := newSubscriber(h.s.queueBytes)
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	if h.last != nil { // deleted while this watcher was on its way
+		h.mu.Unlock()
 		q.push(h.last)
 		q.close()
-		return q
+		return q, nil
 	}
+	if n := len(h.subs); n >= h.s.maxBoardWatchers {
+		h.mu.Unlock()
+		return nil, unavailable("board %s has %d watchers, the most it takes: try again shortly", quoteID(h.id), n)
+	}
+	h.subs[q] = struct{}{}
+	h.left = time.Time{}
 	if seq, ok := h.resumable(lastID); ok {
-		h.pushPending(q, seq)
+		for _, f := range h.pending(seq) {
+			q.push(f)
+		}
 		for _, k := range h.ring {
 			if k.seq > seq {
 				q.push(k.frame)
 			}
 		}
-	} else {
-		st, b := state()
-		if h.working != nil {
-			b = h.working
-		}
-		q.push(frame(h.eventID(h.seq), "board", boardEventJSON(h.id, st, b)))
-		h.pushPending(q, h.seq)
+		h.mu.Unlock()
+		return q, nil
 	}
-	h.subs[q] = struct{}{}
-	h.left = time.Time{}
-	return q
+	st, b := state()
+	if h.working != nil {
+		b = h.working
+	}
+	d := h.drawingOf(st, b)
+	id := h.eventID(h.seq)
+	pending := h.pending(h.seq)
+	h.mu.Unlock()
+	added := false
+	defer func() {
+		if !added { // the drawing panicked
+			h.unsubscribe(q)
+		}
+	}()
+	q.pushFirst(append([][]byte{frame(id, "board", d.get())}, pending...)...)
+	added = true
+	return q, nil
 }
 
-// pushPending queues an approval_required event for each set of calls
-// waiting for approval on the board that was announced by event upTo or
-// before, with upTo's id. h.mu is held.
-func (h *hub) pushPending(q *subscriber, upTo uint64) {
+// pending is an approval_required event for each set of calls waiting for
+// approval on the board that was announced by event upTo or before, with
+// upTo's id. h.mu is held.
+func (h *hub) pending(upTo uint64) [][]byte {
+	var frames [][]byte
 	for _, p := range h.s.approvals.pendingOn(h.id) {
 		if p.seq <= upTo {
-			q.push(frame(h.eventID(upTo), string(engine.EventApprovalRequired), withFields(eventJSON(p.event), field{"boardId", jsonString(h.id)})))
+			frames = append(frames, frame(h.eventID(upTo), string(engine.EventApprovalRequired), withFields(eventJSON(p.event), field{"boardId", jsonString(h.id)})))
 		}
 	}
+	return frames
 }
 
 // resumable reports whether the events after lastID are all in the ring.

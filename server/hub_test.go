@@ -18,7 +18,10 @@ func TestHubBuildsOnlyForWatchers(t *testing.T) {
 	if built != 0 || len(h.ring) != 0 || h.seq != 1 {
 		t.Fatalf("never watched: built %d, ring %d, seq %d", built, len(h.ring), h.seq)
 	}
-	q := h.subscribe("", func() (BoardState, *whiteboard.Board) { return BoardState{}, whiteboard.NewBoard() })
+	q, herr := h.subscribe("", func() (BoardState, *whiteboard.Board) { return BoardState{}, whiteboard.NewBoard() })
+	if herr != nil {
+		t.Fatal(herr)
+	}
 	h.publish("log", build)
 	h.unsubscribe(q)
 	h.publish("log", build) // the watcher may come back: kept

@@ -79,6 +79,13 @@ type Options struct {
 	// 10000. Servers sharing a store each hold to it, and may together pass
 	// it by the creations they make at one moment.
 	MaxBoards int
+	// MaxWatchers caps the board event streams (GET
+	// /v1/boards/{id}/events) open at once over all boards, and
+	// MaxWatchersPerBoard those of one board; beyond them, 503 with
+	// Retry-After. Each stream holds a connection, a goroutine and up to
+	// 8 MiB of queued events. 0 means 1024 and 64.
+	MaxWatchers         int
+	MaxWatchersPerBoard int
 	// Logger gets the server's own log lines (a recovered panic, a store
 	// failure); nil is slog.Default().
 	Logger *slog.Logger
@@ -93,6 +100,9 @@ const (
 	DefaultMaxBoardBytes = 16 << 20
 	DefaultMaxRuns       = 64
 	DefaultMaxBoards     = 10000
+
+	DefaultMaxWatchers         = 1024
+	DefaultMaxWatchersPerBoard = 64
 )
 
 // Server is the HTTP front end. It is an http.Handler, safe for concurrent
@@ -131,6 +141,10 @@ type Server struct {
 	queueBytes   int           // how far a stream may fall behind before it is dropped
 	ringBytes    int           // how much of a board's latest events is kept for resuming
 
+	// drawBoard makes a `board` event's data (boardEventJSON), a field so
+	// that tests can count and hold the drawing of boards.
+	drawBoard func(id string, st BoardState, b *whiteboard.Board) []byte
+
 	// mu guards closing, the start of runs and the WaitGroup runs, so that
 	// Shutdown's Wait never races a run's Add.
 	mu         sync.Mutex
@@ -142,6 +156,11 @@ type Server struct {
 	base       context.Context         // the parent of every run's context
 	cancelBase context.CancelCauseFunc // cancels them, saying why (cancelRuns)
 	done       chan struct{}           // closed by Shutdown once runs are over: streams end
+
+	// The board event streams open (guarded by mu) and their caps.
+	watchers         int
+	maxWatchers      int
+	maxBoardWatchers int
 }
 
 // New builds the engine over the whiteboard's tools and opts.Tools and
@@ -157,24 +176,27 @@ func New(opts Options) (*Server, error) {
 		problems = append(problems, err)
 	}
 	s := &Server{
-		store:         opts.Store,
-		log:           opts.Logger,
-		web:           web.Handler(),
-		token:         opts.Token,
-		hosts:         hosts,
-		maxBody:       opts.MaxBodyBytes,
-		maxBoard:      opts.MaxBoardBytes,
-		maxRuns:       opts.MaxRuns,
-		maxBoardCount: opts.MaxBoards,
-		creating:      make(chan struct{}, 1),
-		epoch:         newEpoch(),
-		approvals:     newApprovals(),
-		heartbeat:     15 * time.Second,
-		writeTimeout:  10 * time.Second,
-		storeTimeout:  10 * time.Second,
-		queueBytes:    8 << 20,
-		ringBytes:     4 << 20,
-		done:          make(chan struct{}),
+		store:            opts.Store,
+		log:              opts.Logger,
+		web:              web.Handler(),
+		token:            opts.Token,
+		hosts:            hosts,
+		maxBody:          opts.MaxBodyBytes,
+		maxBoard:         opts.MaxBoardBytes,
+		maxRuns:          opts.MaxRuns,
+		maxBoardCount:    opts.MaxBoards,
+		maxWatchers:      opts.MaxWatchers,
+		maxBoardWatchers: opts.MaxWatchersPerBoard,
+		creating:         make(chan struct{}, 1),
+		epoch:            newEpoch(),
+		approvals:        newApprovals(),
+		heartbeat:        15 * time.Second,
+		writeTimeout:     10 * time.Second,
+		storeTimeout:     10 * time.Second,
+		queueBytes:       8 << 20,
+		ringBytes:        4 << 20,
+		drawBoard:        boardEventJSON,
+		done:             make(chan struct{}),
 	}
 	if s.log == nil {
 		s.log = slog.Default()
@@ -190,6 +212,12 @@ func New(opts Options) (*Server, error) {
 	}
 	if s.maxBoardCount <= 0 {
 		s.maxBoardCount = DefaultMaxBoards
+	}
+	if s.maxWatchers <= 0 {
+		s.maxWatchers = DefaultMaxWatchers
+	}
+	if s.maxBoardWatchers <= 0 {
+		s.maxBoardWatchers = DefaultMaxWatchersPerBoard
 	}
 	if len(opts.AllowOrigins) > 0 {
 		s.origins = make(map[string]bool, len(opts.AllowOrigins))
@@ -282,6 +310,24 @@ func (s *Server) endRun() {
 	s.running--
 	s.mu.Unlock()
 	s.runs.Done()
+}
+
+// watch counts a board event stream in, or refuses it: MaxWatchers are
+// open. The caller calls unwatch when the stream ends.
+func (s *Server) watch() *httpError {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.watchers >= s.maxWatchers {
+		return unavailable("%d event streams are open, the most this server serves at once: try again shortly", s.maxWatchers)
+	}
+	s.watchers++
+	return nil
+}
+
+func (s *Server) unwatch() {
+	s.mu.Lock()
+	s.watchers--
+	s.mu.Unlock()
 }
 
 // shuttingDown reports whether Shutdown has begun: no new runs, and no

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 )
@@ -57,6 +58,22 @@ func (q *subscriber) push(f []byte) bool {
 	q.bytes += len(f)
 	q.signal()
 	return true
+}
+
+// pushFirst queues frames ahead of those queued already, whatever the
+// limit: a new watcher's first frames, made after the events that follow
+// them began to come (hub.subscribe). A dropped queue stays empty.
+func (q *subscriber) pushFirst(frames ...[]byte) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.dropped {
+		return
+	}
+	for _, f := range frames {
+		q.bytes += len(f)
+	}
+	q.frames = slices.Concat(frames, q.frames)
+	q.signal()
 }
 
 // close ends the queue once the frames in it are written.

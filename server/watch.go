@@ -9,7 +9,8 @@ import (
 // so that every open view of the board follows it live. It begins with the
 // board as it is now, or, for a client resuming with Last-Event-ID, with the
 // events it missed. It ends when the board is deleted, the client goes away
-// or falls too far behind, or the server shuts down.
+// or falls too far behind, or the server shuts down. Past MaxWatchers
+// streams, or MaxWatchersPerBoard on the board, it is a 503.
 func (s *Server) handleBoardEvents(w http.ResponseWriter, r *http.Request, id string) *httpError {
 	if s.shuttingDown() {
 		return errShuttingDown()
@@ -23,7 +24,14 @@ func (s *Server) handleBoardEvents(w http.ResponseWriter, r *http.Request, id st
 		startStream(w, nil) // the headers of a stream, without one
 		return nil
 	}
-	q := lb.hub.subscribe(r.Header.Get("Last-Event-ID"), lb.committed)
+	if herr := s.watch(); herr != nil {
+		return herr
+	}
+	defer s.unwatch()
+	q, herr := lb.hub.subscribe(r.Header.Get("Last-Event-ID"), lb.committed)
+	if herr != nil {
+		return herr
+	}
 	defer lb.hub.unsubscribe(q)
 	startStream(w, nil)
 	s.pump(w, r, q, nil, s.done)
