@@ -1,19 +1,24 @@
 package server
 
 import (
+	"container/list"
 	"context"
 	"errors"
 	"fmt"
 	"sync"
-	"time"
 
 	"github.com/codemode-dev/codemode/tools/whiteboard"
 )
 
 // maxIdleBoards is how many boards the server keeps in memory with nobody
-// using them; beyond it the least recently used are let go (the store has
-// them). A board with a run, a waiting run or a watcher is always kept.
-const maxIdleBoards = 256
+// using them, and maxIdleBoardBytes how large their documents may be
+// together (a board in memory takes a few times its document); beyond
+// either the least recently used are let go (the store has them). A board
+// with a run, a waiting run or a watcher is always kept.
+const (
+	maxIdleBoards     = 256
+	maxIdleBoardBytes = 256 << 20
+)
 
 // liveBoard is a board in memory: its committed state, the lock that
 // serialises what changes it (runs, undo, redo, delete), and its watchers.
@@ -29,27 +34,34 @@ type liveBoard struct {
 	mu    sync.Mutex
 	board *whiteboard.Board // the committed state
 	state BoardState        // its store metadata (Doc not kept)
+	size  int               // the length of its document: what it weighs, roughly
 
 	deleted bool // guarded by lock
 
 	// Guarded by the registry's mu:
-	refs     int // handlers and runs using it
-	lastUsed time.Time
-	ready    chan struct{} // closed once loaded
-	loadErr  error
+	refs    int           // handlers and runs using it
+	ready   chan struct{} // closed once loaded
+	loadErr error
+	idleAt  *list.Element // in the registry's idle list, while idle
+	weighs  int           // its size when it became idle, counted in idleBytes
 }
 
 // registry holds the live boards, loading them from the store on first use
-// and letting idle ones go.
+// and letting idle ones go. The idle ones are in a list, the most recently
+// used first, with their count and weight, so that letting them go costs
+// nothing while they are within bounds.
 type registry struct {
-	s       *Server
-	mu      sync.Mutex
-	boards  map[string]*liveBoard
-	maxIdle int
+	s            *Server
+	mu           sync.Mutex
+	boards       map[string]*liveBoard
+	idle         list.List // of *liveBoard
+	idleBytes    int
+	maxIdle      int
+	maxIdleBytes int
 }
 
 func newRegistry(s *Server) *registry {
-	return &registry{s: s, boards: make(map[string]*liveBoard), maxIdle: maxIdleBoards}
+	return &registry{s: s, boards: make(map[string]*liveBoard), maxIdle: maxIdleBoards, maxIdleBytes: maxIdleBoardBytes}
 }
 
 // acquire returns the live board id, loading it if need be, and counts a
@@ -62,6 +74,7 @@ func (g *registry) acquire(ctx context.Context, id string) (*liveBoard, *httpErr
 		lb.hub = newHub(g.s, id)
 		g.boards[id] = lb
 	}
+	g.busy(lb)
 	lb.refs++
 	g.mu.Unlock()
 	if !ok {
@@ -100,8 +113,7 @@ func (g *registry) load(ctx context.Context, lb *liveBoard) {
 			delete(g.boards, lb.id)
 		}
 	} else {
-		lb.board, lb.state = b, st
-		lb.state.Doc = nil
+		lb.setCommitted(st, b, st.Doc)
 	}
 	close(lb.ready)
 	g.mu.Unlock()
@@ -123,39 +135,33 @@ func (g *registry) release(lb *liveBoard) {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	lb.refs--
-	lb.lastUsed = time.Now()
+	if lb.refs--; lb.refs == 0 && g.boards[lb.id] == lb && lb.loadErr == nil {
+		lb.weighs = lb.weight()
+		lb.idleAt = g.idle.PushFront(lb)
+		g.idleBytes += lb.weighs
+	}
 	g.evict()
 }
 
-// evict lets the least recently used idle boards go while there are more
-// than maxIdle. g.mu is held.
-func (g *registry) evict() {
-	idle := 0
-	for _, lb := range g.boards {
-		if g.idle(lb) {
-			idle++
-		}
-	}
-	for ; idle > g.maxIdle; idle-- {
-		var oldest *liveBoard
-		for _, lb := range g.boards {
-			if g.idle(lb) && (oldest == nil || lb.lastUsed.Before(oldest.lastUsed)) {
-				oldest = lb
-			}
-		}
-		delete(g.boards, oldest.id)
+// busy takes lb out of the idle list (it is used again). g.mu is held.
+func (g *registry) busy(lb *liveBoard) {
+	if lb.idleAt != nil {
+		g.idle.Remove(lb.idleAt)
+		g.idleBytes -= lb.weighs
+		lb.idleAt = nil
 	}
 }
 
-// idle: loaded, and nobody uses it or watches it.
-func (g *registry) idle(lb *liveBoard) bool {
-	select {
-	case <-lb.ready:
-	default:
-		return false
+// evict lets the least recently used idle boards go while there are more
+// than maxIdle, or they weigh more than maxIdleBytes together. g.mu is
+// held.
+func (g *registry) evict() {
+	for g.idle.Len() > g.maxIdle || g.idleBytes > g.maxIdleBytes {
+		lb := g.idle.Back().Value.(*liveBoard)
+		g.busy(lb)
+		delete(g.boards, lb.id)
+		lb.hub.close()
 	}
-	return lb.refs == 0 && lb.loadErr == nil
 }
 
 // forget removes a deleted board, so that a board made later with its id
@@ -164,6 +170,7 @@ func (g *registry) forget(lb *liveBoard) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.boards[lb.id] == lb {
+		g.busy(lb)
 		delete(g.boards, lb.id)
 	}
 }

@@ -26,12 +26,22 @@ func (lb *liveBoard) committed() (BoardState, *whiteboard.Board) {
 	return lb.state, lb.board
 }
 
-// setCommitted replaces the committed board; lb's lock is held.
-func (lb *liveBoard) setCommitted(st BoardState, b *whiteboard.Board) {
+// setCommitted replaces the committed board; doc is its document, whose
+// length is kept as the board's weight (st.Doc is not kept). lb's lock is
+// held, or lb is being loaded.
+func (lb *liveBoard) setCommitted(st BoardState, b *whiteboard.Board, doc []byte) {
 	st.Doc = nil
 	lb.mu.Lock()
-	lb.state, lb.board = st, b
+	lb.state, lb.board, lb.size = st, b, len(doc)
 	lb.mu.Unlock()
+}
+
+// weight is the length of the committed board's document: a board in
+// memory takes a few times that, whatever else it keeps.
+func (lb *liveBoard) weight() int {
+	lb.mu.Lock()
+	defer lb.mu.Unlock()
+	return lb.size
 }
 
 // lockForRun waits for the board's lock as long as the run itself may take
@@ -102,7 +112,7 @@ func (s *Server) settle(lb *liveBoard, k *runSink, base int64, keep bool) *board
 		next, err = s.store.Commit(ctx, lb.id, Commit{Base: base, Doc: doc, RunID: k.runID})
 		cancel()
 		if err == nil {
-			lb.setCommitted(next, k.work)
+			lb.setCommitted(next, k.work, doc)
 			return &boardOutcome{Version: next.Version, Committed: true}
 		}
 	}
@@ -145,7 +155,7 @@ func (s *Server) reload(lb *liveBoard) (BoardState, error) {
 	if err != nil {
 		return BoardState{}, err
 	}
-	lb.setCommitted(st, b)
+	lb.setCommitted(st, b, st.Doc)
 	return st, nil
 }
 
@@ -207,7 +217,7 @@ func (s *Server) step(w http.ResponseWriter, r *http.Request, id, dir string) *h
 	if err != nil {
 		return s.storeFailed(dir+" of board "+quoteID(id), err)
 	}
-	lb.setCommitted(st, b)
+	lb.setCommitted(st, b, st.Doc)
 	lb.hub.publishBoard(lb)
 	writeJSON(w, http.StatusOK, boardBody(lb.committed()))
 	return nil

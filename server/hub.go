@@ -14,10 +14,6 @@ import (
 // after (Last-Event-ID), if they fit in the server's ringBytes.
 const ringSize = 1024
 
-// resumeGrace is how long a board's events are still kept for resuming
-// after its last watcher left.
-const resumeGrace = time.Minute
-
 // kept is an event kept for resuming.
 type kept struct {
 	seq   uint64
@@ -44,6 +40,7 @@ type hub struct {
 	last    []byte            // the final frame, once the board is deleted
 	left    time.Time         // when the last watcher left; zero: never watched, or watched now
 	drawn   *drawing          // the board as last drawn for a `board` event
+	fade    *time.Timer       // lets ring and drawn go resumeGrace after the last watcher left
 }
 
 func newHub(s *Server, id string) *hub {
@@ -92,7 +89,7 @@ func (h *hub) eventID(seq uint64) string { return h.epoch + "-" + strconv.Format
 // unwatched: nobody watches the board, nor may come back to resume. h.mu
 // is held.
 func (h *hub) unwatched() bool {
-	return len(h.subs) == 0 && (h.left.IsZero() || time.Since(h.left) > resumeGrace)
+	return len(h.subs) == 0 && (h.left.IsZero() || time.Since(h.left) >= h.s.resumeGrace)
 }
 
 // letGo drops what the hub keeps for watchers: the events for resuming and
@@ -100,6 +97,36 @@ func (h *hub) unwatched() bool {
 func (h *hub) letGo() {
 	clear(h.ring)
 	h.ring, h.bytes, h.drawn = nil, 0, nil
+}
+
+// fadeLater lets the hub's keepings go once resumeGrace has passed with
+// nobody watching: publish would, but only at the board's next event, and
+// an idle board may have none for good. h.mu is held.
+func (h *hub) fadeLater() {
+	if h.fade == nil {
+		h.fade = time.AfterFunc(h.s.resumeGrace, h.fadeOut)
+	} else {
+		h.fade.Reset(h.s.resumeGrace)
+	}
+}
+
+func (h *hub) fadeOut() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.unwatched() {
+		h.letGo()
+	}
+}
+
+// close lets the hub's keepings go at once: its board left memory (nobody
+// watched it, or it would have stayed).
+func (h *hub) close() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.fade != nil {
+		h.fade.Stop()
+	}
+	h.letGo()
 }
 
 // boardEvent is a `board` event's data: the whole board, replacing whatever
@@ -304,6 +331,7 @@ func (h *hub) unsubscribe(q *subscriber) {
 	delete(h.subs, q)
 	if len(h.subs) == 0 {
 		h.left = time.Now()
+		h.fadeLater()
 	}
 	h.mu.Unlock()
 	q.close()

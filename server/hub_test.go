@@ -31,7 +31,7 @@ func TestHubBuildsOnlyForWatchers(t *testing.T) {
 	if _, ok := h.resumable(h.eventID(2)); !ok {
 		t.Error("a recent id does not resume")
 	}
-	h.left = time.Now().Add(-resumeGrace - time.Second)
+	h.left = time.Now().Add(-s.resumeGrace - time.Second)
 	h.publish("log", build)
 	if built != 2 || len(h.ring) != 0 {
 		t.Fatalf("left long ago: built %d, ring %d", built, len(h.ring))

@@ -140,6 +140,7 @@ type Server struct {
 	storeTimeout time.Duration // one store call
 	queueBytes   int           // how far a stream may fall behind before it is dropped
 	ringBytes    int           // how much of a board's latest events is kept for resuming
+	resumeGrace  time.Duration // how long after its last watcher left
 
 	// drawBoard makes a `board` event's data (boardEventJSON), a field so
 	// that tests can count and hold the drawing of boards.
@@ -195,6 +196,7 @@ func New(opts Options) (*Server, error) {
 		storeTimeout:     10 * time.Second,
 		queueBytes:       8 << 20,
 		ringBytes:        4 << 20,
+		resumeGrace:      time.Minute,
 		drawBoard:        boardEventJSON,
 		done:             make(chan struct{}),
 	}
