@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
@@ -208,5 +209,27 @@ func TestHostileWatcherCaps(t *testing.T) {
 			t.Fatalf("a watcher that left did not free its place within 10 s: %d", res.StatusCode)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestHostileDrawPanic: a board whose drawing panics (a bug) answers its
+// watcher 500 and leaves nothing behind: not the watcher in the board's
+// hub, nor its place among the server's streams.
+func TestHostileDrawPanic(t *testing.T) {
+	s := newTestServer(t, Options{MaxWatchers: 1, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	s.drawBoard = func(string, BoardState, *whiteboard.Board) []byte { panic("boom in the drawing") }
+	createBoard(t, s, "b")
+	for range 2 { // the second would be over MaxWatchers if the first had kept its place
+		if res, body := do(t, s, "GET", "/v1/boards/b/events", ""); res.StatusCode != 500 {
+			t.Fatalf("a drawing that panics: %d %s", res.StatusCode, body)
+		}
+	}
+	s.boards.mu.Lock()
+	h := s.boards.boards["b"].hub
+	s.boards.mu.Unlock()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.subs) != 0 {
+		t.Errorf("%d watchers left in the hub", len(h.subs))
 	}
 }
