@@ -74,7 +74,12 @@ func (s *Server) handleCreateBoard(w http.ResponseWriter, r *http.Request, _ str
 	if herr := s.boardTooLarge(doc, "the board", "send fewer objects or shorter texts"); herr != nil {
 		return herr
 	}
-	ctx, cancel := s.storeCtx(r.Context())
+	cctx, finish, herr := s.startChange(r)
+	if herr != nil {
+		return herr
+	}
+	defer finish()
+	ctx, cancel := s.storeCtx(cctx)
 	defer cancel()
 	done, herr := s.roomForBoard(ctx, r)
 	if herr != nil {

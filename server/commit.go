@@ -46,8 +46,10 @@ func (lb *liveBoard) weight() int {
 
 // lockForRun waits for the board's lock as long as the run itself may take
 // (its timeout, or the configured one): a run queued behind others gets its
-// turn or a 503 to retry, and never waits for ever.
-func (s *Server) lockForRun(ctx context.Context, lb *liveBoard, spec runSpec) (func(), *httpError) {
+// turn or a 503 to retry, and never waits for ever. The wait counts against
+// the run's timeout: a run that waited is given what is left of it, so that
+// a request is answered within its timeout whatever it waited for.
+func (s *Server) lockForRun(ctx context.Context, lb *liveBoard, spec *runSpec) (func(), *httpError) {
 	cfg := s.eng.Config()
 	wait := cfg.Limits.BatchTimeout.D()
 	asked := spec.batch.Timeout.D()
@@ -60,23 +62,36 @@ func (s *Server) lockForRun(ctx context.Context, lb *liveBoard, spec runSpec) (f
 	if asked > 0 && asked < wait {
 		wait = asked
 	}
-	return s.lockBoard(ctx, lb, wait)
+	start := time.Now()
+	unlock, herr := s.lockBoard(ctx, lb, wait)
+	if herr != nil {
+		return nil, herr
+	}
+	if waited := time.Since(start); waited >= time.Millisecond {
+		left := engine.Duration(max(wait-waited, time.Millisecond))
+		if spec.kind == engine.RunScript {
+			spec.exec.Timeout = left
+		} else {
+			spec.batch.Timeout = left
+		}
+	}
+	return unlock, nil
 }
 
 // lockBoard takes lb's lock, waiting at most wait; a board deleted meanwhile
-// is a 404.
+// is a 404. ctx ends the wait too: the client went away, or the server shuts
+// down (then 503, as for any change it refuses then).
 func (s *Server) lockBoard(ctx context.Context, lb *liveBoard, wait time.Duration) (func(), *httpError) {
 	wctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	select {
 	case lb.lock <- struct{}{}:
 	case <-wctx.Done():
+		if errors.Is(context.Cause(ctx), errShutdownCause) {
+			return nil, unavailable("the server is shutting down: board %s was still busy with the changes before this one", quoteID(lb.id))
+		}
 		if ctx.Err() != nil {
-			why := "the client went away"
-			if errors.Is(context.Cause(ctx), errShutdownCause) {
-				why = errShutdownCause.Error()
-			}
-			return nil, newHTTPError(http.StatusServiceUnavailable, engine.CodeCanceled, "canceled while waiting for board %s: %s", quoteID(lb.id), why)
+			return nil, unavailable("canceled while waiting for board %s: the client went away", quoteID(lb.id))
 		}
 		return nil, unavailable("board %s is busy: the runs before this one did not finish within %v", quoteID(lb.id), wait)
 	}
@@ -173,7 +188,9 @@ func (s *Server) handleRedo(w http.ResponseWriter, r *http.Request, id string) *
 	return s.step(w, r, id, "redo")
 }
 
-// step undoes or redoes one step: one whole run.
+// step undoes or redoes one step: one whole run. The answer, the board
+// whole, is written after the board is let go: a client slow to read it
+// must not hold up the board's runs.
 func (s *Server) step(w http.ResponseWriter, r *http.Request, id, dir string) *httpError {
 	if s.shuttingDown() {
 		return errShuttingDown()
@@ -186,62 +203,78 @@ func (s *Server) step(w http.ResponseWriter, r *http.Request, id, dir string) *h
 	if err := strictjson.Decode(data, &none).Err(); err != nil {
 		return badRequest("%v (%s takes no parameters: send {} or nothing)", err, dir)
 	}
-	lb, herr := s.boards.acquire(r.Context(), id)
+	ctx, done, herr := s.startChange(r)
 	if herr != nil {
 		return herr
+	}
+	defer done()
+	answer, herr := s.stepLocked(ctx, id, dir)
+	if herr != nil {
+		return herr
+	}
+	writeJSON(w, http.StatusOK, answer)
+	return nil
+}
+
+// stepLocked does step's work holding the board, and returns the answer.
+func (s *Server) stepLocked(ctx context.Context, id, dir string) (any, *httpError) {
+	lb, herr := s.boards.acquire(ctx, id)
+	if herr != nil {
+		return nil, herr
 	}
 	defer s.boards.release(lb)
-	unlock, herr := s.lockBoard(r.Context(), lb, s.boardOpWait())
+	unlock, herr := s.lockBoard(ctx, lb, s.boardOpWait())
 	if herr != nil {
-		return herr
+		return nil, herr
 	}
 	defer unlock()
-	ctx, cancel := s.storeCtx(r.Context())
+	sctx, cancel := s.storeCtx(ctx)
 	defer cancel()
 	var st BoardState
 	var err error
 	if dir == "undo" {
-		st, err = s.store.Undo(ctx, id)
+		st, err = s.store.Undo(sctx, id)
 	} else {
-		st, err = s.store.Redo(ctx, id)
+		st, err = s.store.Redo(sctx, id)
 	}
 	switch {
 	case errors.Is(err, ErrNothingToUndo), errors.Is(err, ErrNothingToRedo):
-		return conflict("board %s: nothing to %s", quoteID(id), dir)
+		return nil, conflict("board %s: nothing to %s", quoteID(id), dir)
 	case errors.Is(err, ErrNotFound):
-		return notFound("no board %s", quoteID(id))
+		return nil, notFound("no board %s", quoteID(id))
 	case err != nil:
-		return s.storeFailed(dir+" of board "+quoteID(id), err)
+		return nil, s.storeFailed(dir+" of board "+quoteID(id), err)
 	}
 	b, err := parseDoc(st)
 	if err != nil {
-		return s.storeFailed(dir+" of board "+quoteID(id), err)
+		return nil, s.storeFailed(dir+" of board "+quoteID(id), err)
 	}
 	lb.setCommitted(st, b, st.Doc)
 	lb.hub.publishBoard(lb)
-	writeJSON(w, http.StatusOK, boardBody(lb.committed()))
-	return nil
+	return boardBody(lb.committed()), nil // the committed board is replaced, never changed: encoding it later is safe
 }
 
 // handleDeleteBoard deletes a board once the run under way on it, if any,
 // is over; its watchers get board_deleted and their streams end.
 func (s *Server) handleDeleteBoard(w http.ResponseWriter, r *http.Request, id string) *httpError {
-	if s.shuttingDown() {
-		return errShuttingDown()
+	ctx, done, herr := s.startChange(r)
+	if herr != nil {
+		return herr
 	}
-	lb, herr := s.boards.acquire(r.Context(), id)
+	defer done()
+	lb, herr := s.boards.acquire(ctx, id)
 	if herr != nil {
 		return herr
 	}
 	defer s.boards.release(lb)
-	unlock, herr := s.lockBoard(r.Context(), lb, s.boardOpWait())
+	unlock, herr := s.lockBoard(ctx, lb, s.boardOpWait())
 	if herr != nil {
 		return herr
 	}
 	defer unlock()
-	ctx, cancel := s.storeCtx(r.Context())
+	sctx, cancel := s.storeCtx(ctx)
 	defer cancel()
-	switch err := s.store.DeleteBoard(ctx, id); {
+	switch err := s.store.DeleteBoard(sctx, id); {
 	case errors.Is(err, ErrNotFound):
 		return notFound("no board %s", quoteID(id))
 	case err != nil:

@@ -252,7 +252,7 @@ func TestShutdownWhileWaitingForBoard(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	s.Shutdown(ctx)
-	if body := <-answer; !strings.Contains(string(body), `canceled while waiting for board \"b\": the server is shutting down`) {
+	if body := <-answer; !strings.Contains(string(body), `the server is shutting down: board \"b\" was still busy`) {
 		t.Errorf("the waiting run's answer: %s", body)
 	}
 }

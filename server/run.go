@@ -137,7 +137,7 @@ func (s *Server) run(ctx context.Context, spec runSpec, sink *runSink) (o runOut
 	sink.work = whiteboard.NewBoard()
 	var base int64
 	if lb != nil {
-		unlock, herr := s.lockForRun(ctx, lb, spec)
+		unlock, herr := s.lockForRun(ctx, lb, &spec)
 		if herr != nil {
 			sink.discard()
 			return runOutcome{herr: herr}
@@ -376,7 +376,9 @@ func (s *Server) streamRun(w http.ResponseWriter, r *http.Request, sub *subscrib
 	if closed {
 		sub.signal() // the wake just taken was the end's: pump sees it after first
 	}
-	switch err := s.pump(w, r, sub, first, nil); {
+	err := s.pump(w, r, sub, first, nil)
+	sub.drop() // the run may go on without its client: its events are no longer kept for it
+	switch {
 	case err == nil, errors.Is(err, errDropped), errors.Is(err, os.ErrDeadlineExceeded):
 	default:
 		cancel() // hung up (or the connection broke)

@@ -153,7 +153,8 @@ type Server struct {
 	running    int // runs under way, queued ones included, parked ones not
 	parked     int // runs waiting for approval, out of running (park)
 	maxRuns    int
-	runs       sync.WaitGroup
+	runs       sync.WaitGroup          // runs and changes under way, for Shutdown
+	underWay   int                     // their number, under mu
 	base       context.Context         // the parent of every run's context
 	cancelBase context.CancelCauseFunc // cancels them, saying why (cancelRuns)
 	done       chan struct{}           // closed by Shutdown once runs are over: streams end
@@ -304,12 +305,40 @@ func (s *Server) startRun() *httpError {
 	}
 	s.running++
 	s.runs.Add(1)
+	s.underWay++
 	return nil
+}
+
+// startChange counts in a change to boards that is not a run (create,
+// undo, redo, delete), or refuses it when shutting down; Shutdown waits for
+// it as for a run, so that what it commits is in the store before Shutdown
+// returns. It is not counted against MaxRuns. ctx is the request's, ended
+// by Shutdown's cancel too, so that a change waiting for a busy board stops
+// waiting. The caller calls done when the change is over.
+func (s *Server) startChange(r *http.Request) (ctx context.Context, done func(), herr *httpError) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing {
+		return nil, nil, errShuttingDown()
+	}
+	s.runs.Add(1)
+	s.underWay++
+	ctx, cancel := context.WithCancelCause(r.Context())
+	stop := context.AfterFunc(s.base, func() { cancel(context.Cause(s.base)) })
+	return ctx, func() {
+		stop()
+		cancel(nil)
+		s.mu.Lock()
+		s.underWay--
+		s.mu.Unlock()
+		s.runs.Done()
+	}, nil
 }
 
 func (s *Server) endRun() {
 	s.mu.Lock()
 	s.running--
+	s.underWay--
 	s.mu.Unlock()
 	s.runs.Done()
 }
@@ -341,9 +370,10 @@ func (s *Server) shuttingDown() bool {
 }
 
 // Shutdown stops the server gracefully: from its call on, /healthz answers
-// 503 and new runs and board changes are refused (503); runs under way may
-// finish until ctx ends, when they are canceled (and rolled back, unless
-// they asked for "atomic": false). Every run's commit is in the store before
+// 503 and new runs and board changes are refused (503); runs and changes
+// (undo, redo, create, delete) under way may finish until ctx ends, when
+// they are canceled (runs rolled back, unless they asked for "atomic":
+// false; a change still waiting for its board refused). Every run's commit is in the store before
 // Shutdown returns; then board streams end. It returns ctx's error if the
 // runs had to be canceled. Call it before http.Server.Shutdown, which waits
 // for streams that only this ends.
@@ -361,8 +391,13 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	select {
 	case <-finished:
 	case <-ctx.Done():
-		err = ctx.Err()
-		s.cancelRuns()
+		s.mu.Lock()
+		n := s.underWay
+		s.mu.Unlock()
+		if n > 0 {
+			err = ctx.Err()
+			s.cancelRuns()
+		}
 		<-finished
 	}
 	s.cancelRuns()

@@ -86,6 +86,16 @@ func (q *subscriber) close() {
 	}
 }
 
+// drop ends the queue and lets its frames go: nobody will write them (its
+// client was dropped or went away) while producers may still push, which
+// now costs nothing.
+func (q *subscriber) drop() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.dropped, q.closed = true, true
+	q.frames, q.bytes = nil, 0
+}
+
 // take returns the queued frames, and whether the queue is closed (these
 // are its last frames) and why.
 func (q *subscriber) take() (frames [][]byte, closed, dropped bool) {
