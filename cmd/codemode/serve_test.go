@@ -333,9 +333,11 @@ func TestServeSIGTERMLetsRunFinish(t *testing.T) {
 	if code, body := s.do(t, "POST", "/v1/boards", `{"id": "demo"}`); code != 201 {
 		t.Fatalf("create: %d %s", code, body)
 	}
-	// A script that works for three seconds, then draws: it is under way
-	// when the signal comes, and its change comes after it.
-	script := `const t0 = Date.now(); while (Date.now() - t0 < 3000) {}
+	// A script that looks at the board (so that run_start goes out at
+	// once, with that call's events), works for three seconds, then draws:
+	// it is under way when the signal comes, and its change comes after it.
+	script := `await tools.getBoardState({});
+const t0 = Date.now(); while (Date.now() - t0 < 3000) {}
 await tools.createStickyNote({text: "finished", x: 0, y: 0});
 return "done";`
 	body, _ := json.Marshal(map[string]string{"code": script})
