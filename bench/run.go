@@ -101,8 +101,8 @@ func toolsFor(eng *engine.Engine, s Strategy) ([]engine.OpenAITool, error) {
 }
 
 // runOne plays one scenario with one strategy.
-func runOne(ctx context.Context, cfg Config, tok *counter, sc Scenario, s Strategy, tools []engine.OpenAITool) Result {
-	r := Result{Scenario: sc.Name, Strategy: s}
+func runOne(ctx context.Context, cfg Config, tok *counter, sc Scenario, s Strategy, tools []engine.OpenAITool) (r Result) {
+	r = Result{Scenario: sc.Name, Strategy: s}
 	fail := func(format string, args ...any) Result {
 		r.Correct, r.Failure = false, fmt.Sprintf(format, args...)
 		return r

@@ -1,0 +1,136 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/codemode-dev/codemode/engine"
+	"github.com/codemode-dev/codemode/tools/whiteboard"
+)
+
+func testEngine(t *testing.T) *engine.Engine {
+	t.Helper()
+	eng, err := engine.NewBuilder().Add(whiteboard.Tools(nil)...).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return eng
+}
+
+// twoNotes: two sticky notes, by each strategy.
+func twoNotes() Scenario {
+	note := func(i int) map[string]any { return map[string]any{"text": fmt.Sprint("n", i), "x": i * 300, "y": 0} }
+	return Scenario{
+		Name: "two-notes",
+		Task: "Make two notes.",
+		Check: func(b *whiteboard.Board) error {
+			if n := len(b.Objects()); n != 2 {
+				return fmt.Errorf("%d objects, want 2", n)
+			}
+			return nil
+		},
+		Scripted: func(s Strategy) Model {
+			return Script(func(t *Turn) (Message, error) {
+				switch {
+				case s == PerCall && t.Index < 2:
+					return Calls(t.Call("createStickyNote", note(t.Index))), nil
+				case s == Batch && t.Index == 0:
+					return Calls(t.BatchCall(Op{Tool: "createStickyNote", Args: note(0)}, Op{Tool: "createStickyNote", Args: note(1)})), nil
+				case s == Code && t.Index == 0:
+					return Calls(t.CodeCall(`for (const i of [0, 1]) await tools.createStickyNote({text: "n" + i, x: i * 300, y: 0})`)), nil
+				}
+				return Say("Done."), nil
+			})
+		},
+	}
+}
+
+// TestMeasures: turns, round trips, tool calls (a batch's operations and a
+// script's calls counted), tokens that grow with the chat re-sent each turn,
+// and wall time as the latency model says plus the engine's time.
+func TestMeasures(t *testing.T) {
+	lat := Latency{PerRoundTrip: time.Second, PerInputToken: time.Millisecond, PerOutputToken: 10 * time.Millisecond}
+	rep, err := Run(t.Context(), Config{Engine: testEngine(t), Latency: lat}, []Scenario{twoNotes()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[Strategy][3]int{PerCall: {3, 2, 2}, Batch: {2, 1, 2}, Code: {2, 1, 2}} // turns, round trips, tool calls
+	for _, r := range rep.Results {
+		if !r.Correct {
+			t.Errorf("%s: %s", r.Strategy, r.Failure)
+		}
+		if got := [3]int{r.Turns, r.RoundTrips, r.ToolCalls}; got != want[r.Strategy] {
+			t.Errorf("%s: turns, round trips, tool calls %v, want %v", r.Strategy, got, want[r.Strategy])
+		}
+		modelled := time.Duration(r.Turns)*lat.PerRoundTrip + time.Duration(r.InputTokens)*lat.PerInputToken + time.Duration(r.OutputTokens)*lat.PerOutputToken
+		if r.Wall != modelled+r.EngineTime {
+			t.Errorf("%s: wall %v, want %v modelled + %v in the engine", r.Strategy, r.Wall, modelled, r.EngineTime)
+		}
+		if r.InputTokens <= 0 || r.OutputTokens <= 0 || r.BoardSVG == "" || len(r.Transcript) < 4 {
+			t.Errorf("%s: %+v", r.Strategy, r)
+		}
+	}
+	per := rep.Results[0]
+	if s := rep.Strategies[0]; s.Strategy != PerCall || s.Runs != 1 || s.Correct != 1 || s.InputTokens != per.InputTokens {
+		t.Errorf("summary %+v", s)
+	}
+}
+
+// TestFailures: every way a run fails is a result that says why.
+func TestFailures(t *testing.T) {
+	wrong := twoNotes()
+	wrong.Scripted = func(Strategy) Model {
+		return Script(func(t *Turn) (Message, error) {
+			if t.Index == 0 {
+				return Calls(t.Call("createStickyNote", map[string]any{"text": "only one", "x": 0, "y": 0})), nil
+			}
+			return Say("Done."), nil
+		})
+	}
+	endless := twoNotes()
+	endless.Scripted = func(Strategy) Model {
+		return Script(func(t *Turn) (Message, error) {
+			return Calls(t.Call("getBoardState", map[string]any{})), nil
+		})
+	}
+	broken := twoNotes()
+	broken.Scripted = func(Strategy) Model {
+		return ModelFunc(func(context.Context, Request) (Reply, error) { return Reply{}, errors.New("rate limited") })
+	}
+	needsWasm := twoNotes()
+	needsWasm.Tools = []string{"graph.layout"}
+	noCheck := twoNotes()
+	noCheck.Check = nil
+	badStart := twoNotes()
+	badStart.Start = func() (*whiteboard.Board, error) { return nil, errors.New("fixture missing") }
+	cases := []struct {
+		sc   Scenario
+		want string
+	}{
+		{wrong, "1 objects, want 2"},
+		{endless, "not done after 5 model turns"},
+		{broken, "the model, turn 1: rate limited"},
+		{needsWasm, "the engine has no tool graph.layout"},
+		{noCheck, "no checker"},
+		{badStart, "starting board: fixture missing"},
+	}
+	for _, c := range cases {
+		rep, err := Run(t.Context(), Config{Engine: testEngine(t), Strategies: []Strategy{PerCall}, MaxTurns: 5}, []Scenario{c.sc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := rep.Results[0]; r.Correct || !strings.Contains(r.Failure, c.want) {
+			t.Errorf("correct %v, failure %q, want %q", r.Correct, r.Failure, c.want)
+		}
+	}
+	if _, err := Run(t.Context(), Config{Engine: testEngine(t), Strategies: []Strategy{"yolo"}}, nil); err == nil || !strings.Contains(err.Error(), `unknown strategy "yolo"`) {
+		t.Errorf("an unknown strategy: %v", err)
+	}
+	if _, err := Run(t.Context(), Config{}, nil); err == nil {
+		t.Error("no engine: no error")
+	}
+}
