@@ -9,5 +9,7 @@ import "github.com/codemode-dev/codemode/bench"
 func All() []bench.Scenario {
 	return []bench.Scenario{
 		retro(),
+		flowchart(),
+		groupByColor(),
 	}
 }
