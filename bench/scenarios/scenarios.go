@@ -11,5 +11,7 @@ func All() []bench.Scenario {
 		retro(),
 		flowchart(),
 		groupByColor(),
+		frameIfMissing(),
+		frameIfMissingNew(),
 	}
 }
