@@ -13,5 +13,6 @@ func All() []bench.Scenario {
 		groupByColor(),
 		frameIfMissing(),
 		frameIfMissingNew(),
+		bugRecolor(),
 	}
 }
