@@ -14,5 +14,6 @@ func All() []bench.Scenario {
 		frameIfMissing(),
 		frameIfMissingNew(),
 		bugRecolor(),
+		grid(),
 	}
 }
