@@ -73,11 +73,6 @@ func ofType(objs []whiteboard.Object, typ string) []whiteboard.Object {
 	return slices.DeleteFunc(slices.Clone(objs), func(o whiteboard.Object) bool { return o.Type != typ })
 }
 
-// inside says whether o lies within frame f's bounds.
-func inside(o, f whiteboard.Object) bool {
-	return o.X >= f.X && o.Y >= f.Y && o.X+o.Width <= f.X+f.Width && o.Y+o.Height <= f.Y+f.Height
-}
-
 // overlap says whether two objects' boxes share more than an edge.
 func overlap(a, b whiteboard.Object) bool {
 	return a.X < b.X+b.Width && b.X < a.X+a.Width && a.Y < b.Y+b.Height && b.Y < a.Y+a.Height
