@@ -1,6 +1,11 @@
 package scenarios
 
 import (
+	"context"
+	"os"
+	"slices"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/codemode-dev/codemode/bench"
@@ -8,21 +13,62 @@ import (
 	"github.com/codemode-dev/codemode/tools/whiteboard"
 )
 
-// newEngine is the engine the scenarios run on: the whiteboard's tools.
-func newEngine(t *testing.T) *engine.Engine {
+// newEngine is the engine the scenarios run on: the whiteboard's tools and
+// graph.layout, built and compiled as Tools does for the CLI. With -short,
+// only the whiteboard's (building a WASM tool on a fresh machine takes a
+// while): the scenarios that need more are left out.
+func newEngine(t *testing.T) (*engine.Engine, []bench.Scenario) {
 	t.Helper()
-	eng, err := engine.NewBuilder().Add(whiteboard.Tools(nil)...).Build()
+	tools, all := whiteboard.Tools(nil), All()
+	if testing.Short() {
+		all = slices.DeleteFunc(all, func(sc bench.Scenario) bool { return len(sc.Tools) > 0 })
+	} else {
+		var err error
+		if tools, err = sharedTools(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eng, err := engine.NewBuilder().Add(tools...).Build()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return eng
+	return eng, all
+}
+
+// sharedTools are the scenarios' Tools, made once per test binary:
+// compiling graph.layout takes a second, over ten under -race. TestMain
+// releases them.
+var (
+	sharedTools = sync.OnceValues(func() ([]engine.Tool, error) {
+		cache, err := os.MkdirTemp("", "codemode-bench-test-")
+		if err != nil {
+			return nil, err
+		}
+		release := func() { os.RemoveAll(cache) }
+		tools, releaseTools, err := Tools(context.Background(), cache)
+		if err == nil {
+			release = func() { releaseTools(); os.RemoveAll(cache) }
+		}
+		releaseShared.Store(&release)
+		return tools, err
+	})
+	releaseShared atomic.Pointer[func()]
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if release := releaseShared.Load(); release != nil {
+		(*release)()
+	}
+	os.Exit(code)
 }
 
 // TestScriptedTargets: with the scripted models every run is correct, code
 // mode takes one round trip, a batch at most three, and code mode's tokens
 // over all scenarios are at least 70 % below per-call's.
 func TestScriptedTargets(t *testing.T) {
-	rep, err := bench.Run(t.Context(), bench.Config{Engine: newEngine(t)}, All())
+	eng, all := newEngine(t)
+	rep, err := bench.Run(t.Context(), bench.Config{Engine: eng}, all)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,6 +99,10 @@ func TestScriptedTargets(t *testing.T) {
 		case bench.Code:
 			code = s.InputTokens + s.OutputTokens
 		}
+	}
+	if len(all) < len(All()) {
+		t.Logf("-short: the token target is over every scenario, not checked on %d of %d", len(all), len(All()))
+		return
 	}
 	if code*10 > perCall*3 {
 		t.Errorf("code mode's tokens %d are not 70 %% below per-call's %d", code, perCall)
