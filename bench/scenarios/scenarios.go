@@ -15,5 +15,6 @@ func All() []bench.Scenario {
 		frameIfMissingNew(),
 		bugRecolor(),
 		grid(),
+		typoRecovery(),
 	}
 }

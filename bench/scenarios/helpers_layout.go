@@ -1,0 +1,56 @@
+package scenarios
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/codemode-dev/codemode/bench"
+	"github.com/codemode-dev/codemode/engine"
+	"github.com/codemode-dev/codemode/tools/whiteboard"
+)
+
+// batchOp is one operation's outcome in a batch call's result.
+type batchOp struct {
+	Index   int             `json:"index"`
+	Tool    string          `json:"tool"`
+	Label   string          `json:"label"`
+	Success bool            `json:"success"`
+	Result  json.RawMessage `json:"result"`
+	Error   *engine.Error   `json:"error"`
+}
+
+// batchOps decodes the operations of a batch call's result, in request order.
+func batchOps(r bench.ToolResult) ([]batchOp, error) {
+	if e := r.Error(); e != nil {
+		return nil, fmt.Errorf("batch %s failed: %s", r.CallID, e.Message)
+	}
+	var v struct {
+		Results []batchOp `json:"results"`
+	}
+	if err := r.Decode(&v); err != nil {
+		return nil, err
+	}
+	return v.Results, nil
+}
+
+// labelled is the result of the successful operation labelled label, to
+// read like a call's.
+func labelled(ops []batchOp, label string) (bench.ToolResult, error) {
+	for _, op := range ops {
+		if op.Label == label && op.Success {
+			return bench.ToolResult{CallID: "operation " + label, Content: string(op.Result)}, nil
+		}
+	}
+	return bench.ToolResult{}, fmt.Errorf("no successful operation labelled %q in the batch", label)
+}
+
+// describe names an object in a checker's reason: its id and its text or title.
+func describe(o whiteboard.Object) string {
+	switch {
+	case o.Text != "":
+		return fmt.Sprintf("%s %s %q", o.Type, o.ID, o.Text)
+	case o.Title != "":
+		return fmt.Sprintf("%s %s %q", o.Type, o.ID, o.Title)
+	}
+	return fmt.Sprintf("%s %s", o.Type, o.ID)
+}

@@ -1,0 +1,97 @@
+package scenarios
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/codemode-dev/codemode/bench"
+	"github.com/codemode-dev/codemode/engine"
+	"github.com/codemode-dev/codemode/tools/whiteboard"
+)
+
+// solved is the board a scenario's code model leaves: its one script run
+// through the engine on the scenario's starting board.
+func solved(t *testing.T, eng *engine.Engine, sc bench.Scenario) *whiteboard.Board {
+	t.Helper()
+	b := whiteboard.NewBoard()
+	if sc.Start != nil {
+		var err error
+		if b, err = sc.Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reply, err := sc.Scripted(bench.Code).Complete(t.Context(), bench.Request{
+		Messages: []bench.Message{{Role: "user", Content: sc.Task}},
+	})
+	if err != nil || len(reply.Message.ToolCalls) != 1 {
+		t.Fatalf("the code model's first turn: %+v, %v", reply.Message, err)
+	}
+	c := reply.Message.ToolCalls[0]
+	res := eng.HandleToolCalls(whiteboard.NewContext(t.Context(), b), []engine.ToolCall{
+		{ID: c.ID, Name: c.Function.Name, Arguments: json.RawMessage(c.Function.Arguments)},
+	})
+	if res[0].Script == nil || !res[0].Script.Success {
+		t.Fatalf("the script failed: %s", res[0].Content)
+	}
+	if err := sc.Check(b); err != nil {
+		t.Fatalf("the solved board fails its check: %v", err)
+	}
+	return b
+}
+
+// objectWith is the index of the object whose text or title is text.
+func objectWith(t *testing.T, objs []whiteboard.Object, text string) int {
+	t.Helper()
+	for i, o := range objs {
+		if o.Text == text || o.Title == text {
+			return i
+		}
+	}
+	t.Fatalf("no object says %q", text)
+	return -1
+}
+
+// The checkers refuse a board that is almost right, and say what is wrong: each case
+// spoils a solved board in one way a model could.
+func TestCheckersSayWhy(t *testing.T) {
+	eng, all := newEngine(t)
+	byName := map[string]bench.Scenario{}
+	for _, sc := range all {
+		byName[sc.Name] = sc
+	}
+	for _, tc := range []struct {
+		name, scenario string
+		spoil          func(t *testing.T, objs []whiteboard.Object) []whiteboard.Object
+		want           []string // in the reason
+	}{
+		{"a note made twice", "typo-recovery", func(t *testing.T, objs []whiteboard.Object) []whiteboard.Object {
+			dup := objs[objectWith(t, objs, "Book the room")]
+			dup.ID = "sticky-99"
+			return append(objs, dup)
+		}, []string{`frame "Follow-ups" holds a note "Book the room" it should not`}},
+		{"a note left outside the frame", "typo-recovery", func(t *testing.T, objs []whiteboard.Object) []whiteboard.Object {
+			return append(objs, whiteboard.Object{ID: "sticky-99", Type: "sticky", X: 0, Y: 400, Width: 200, Height: 200, Text: "Email the client"})
+		}, []string{`the board holds sticky sticky-99 "Email the client" besides the frame and its notes`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sc, ok := byName[tc.scenario]
+			if !ok {
+				t.Skipf("%s is not run (-short)", tc.scenario)
+			}
+			b := solved(t, eng, sc)
+			if err := b.Restore(tc.spoil(t, b.Snapshot())); err != nil {
+				t.Fatal(err)
+			}
+			err := sc.Check(b)
+			if err == nil {
+				t.Fatalf("Check passed, want an error with %q", tc.want)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("Check: %v\nwant an error with %q", err, w)
+				}
+			}
+		})
+	}
+}
