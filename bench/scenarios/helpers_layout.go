@@ -44,6 +44,16 @@ func labelled(ops []batchOp, label string) (bench.ToolResult, error) {
 	return bench.ToolResult{}, fmt.Errorf("no successful operation labelled %q in the batch", label)
 }
 
+// overlap says whether the boxes of a and b share more than an edge.
+func overlap(a, b whiteboard.Object) bool {
+	return a.X < b.X+b.Width && b.X < a.X+a.Width && a.Y < b.Y+b.Height && b.Y < a.Y+a.Height
+}
+
+// inside says whether o's box lies within f's.
+func inside(o, f whiteboard.Object) bool {
+	return o.X >= f.X && o.Y >= f.Y && o.X+o.Width <= f.X+f.Width && o.Y+o.Height <= f.Y+f.Height
+}
+
 // describe names an object in a checker's reason: its id and its text or title.
 func describe(o whiteboard.Object) string {
 	switch {

@@ -73,6 +73,24 @@ func TestCheckersSayWhy(t *testing.T) {
 		{"a note left outside the frame", "typo-recovery", func(t *testing.T, objs []whiteboard.Object) []whiteboard.Object {
 			return append(objs, whiteboard.Object{ID: "sticky-99", Type: "sticky", X: 0, Y: 400, Width: 200, Height: 200, Text: "Email the client"})
 		}, []string{`the board holds sticky sticky-99 "Email the client" besides the frame and its notes`}},
+		{"two boxes on each other", "graph-layout", func(t *testing.T, objs []whiteboard.Object) []whiteboard.Object {
+			i, j := objectWith(t, objs, "Fix"), objectWith(t, objs, "Review")
+			objs[i].Y = objs[j].Y - 10
+			return objs
+		}, []string{`"Fix"`, `"Review"`, ` overlap`}},
+		{"an arrow pointing up", "graph-layout", func(t *testing.T, objs []whiteboard.Object) []whiteboard.Object {
+			i, j := objectWith(t, objs, "Fix"), objectWith(t, objs, "Review")
+			objs[i].Y, objs[j].Y = objs[j].Y, objs[i].Y
+			return objs
+		}, []string{`the arrow from "Fix" to "Review" does not point down`}},
+		{"an arrow missing", "graph-layout", func(t *testing.T, objs []whiteboard.Object) []whiteboard.Object {
+			for i, o := range objs {
+				if o.Type == "connector" && o.Label == "no" {
+					objs[i].Label = ""
+				}
+			}
+			return objs
+		}, []string{`0 arrows from "Reproducible?" to "Ask for details" labelled "no", want 1`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sc, ok := byName[tc.scenario]

@@ -16,5 +16,6 @@ func All() []bench.Scenario {
 		bugRecolor(),
 		grid(),
 		typoRecovery(),
+		graphLayout(),
 	}
 }
