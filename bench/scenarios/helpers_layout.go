@@ -1,6 +1,8 @@
 package scenarios
 
 import (
+	"bytes"
+	"embed"
 	"encoding/json"
 	"fmt"
 
@@ -8,6 +10,25 @@ import (
 	"github.com/codemode-dev/codemode/engine"
 	"github.com/codemode-dev/codemode/tools/whiteboard"
 )
+
+// layoutFixtures are the starting boards of summary-counts and move-frame.
+//
+//go:embed testdata/summary-counts.json testdata/move-frame.json
+var layoutFixtures embed.FS
+
+// layoutFixture loads testdata/NAME.json, a fresh board for each call: a
+// scenario's Start, and its checker's view of how the board began.
+func layoutFixture(name string) (*whiteboard.Board, error) {
+	data, err := layoutFixtures.ReadFile("testdata/" + name + ".json")
+	if err != nil {
+		return nil, err
+	}
+	b := whiteboard.NewBoard()
+	if err := b.Load(bytes.NewReader(data)); err != nil {
+		return nil, fmt.Errorf("testdata/%s.json: %w", name, err)
+	}
+	return b, nil
+}
 
 // batchOp is one operation's outcome in a batch call's result.
 type batchOp struct {
@@ -42,6 +63,17 @@ func labelled(ops []batchOp, label string) (bench.ToolResult, error) {
 		}
 	}
 	return bench.ToolResult{}, fmt.Errorf("no successful operation labelled %q in the batch", label)
+}
+
+// objectsOf decodes the objects of a getBoardState or findObjects result.
+func objectsOf(r bench.ToolResult) ([]whiteboard.Object, error) {
+	var v struct {
+		Objects []whiteboard.Object `json:"objects"`
+	}
+	if err := r.Decode(&v); err != nil {
+		return nil, err
+	}
+	return v.Objects, nil
 }
 
 // overlap says whether the boxes of a and b share more than an edge.

@@ -52,7 +52,8 @@ func objectWith(t *testing.T, objs []whiteboard.Object, text string) int {
 	return -1
 }
 
-// The checkers refuse a board that is almost right, and say what is wrong: each case
+// The checkers of typo-recovery, summary-counts, move-frame and graph-layout
+// refuse a board that is almost right, and say what is wrong: each case
 // spoils a solved board in one way a model could.
 func TestCheckersSayWhy(t *testing.T) {
 	eng, all := newEngine(t)
@@ -73,6 +74,41 @@ func TestCheckersSayWhy(t *testing.T) {
 		{"a note left outside the frame", "typo-recovery", func(t *testing.T, objs []whiteboard.Object) []whiteboard.Object {
 			return append(objs, whiteboard.Object{ID: "sticky-99", Type: "sticky", X: 0, Y: 400, Width: 200, Height: 200, Text: "Email the client"})
 		}, []string{`the board holds sticky sticky-99 "Email the client" besides the frame and its notes`}},
+		{"a count off by one", "summary-counts", func(t *testing.T, objs []whiteboard.Object) []whiteboard.Object {
+			i := objectWith(t, objs, "Ideas: 5\nIn progress: 2\nDone: 7")
+			objs[i].Text = "Ideas: 4\nIn progress: 2\nDone: 7"
+			return objs
+		}, []string{`the summary says "Ideas" holds 4 objects, it holds 5`}},
+		{"a frame left out", "summary-counts", func(t *testing.T, objs []whiteboard.Object) []whiteboard.Object {
+			i := objectWith(t, objs, "Ideas: 5\nIn progress: 2\nDone: 7")
+			objs[i].Text = "Ideas: 5\nDone: 7"
+			return objs
+		}, []string{`has no line "In progress: 2"`}},
+		{"the summary on a frame", "summary-counts", func(t *testing.T, objs []whiteboard.Object) []whiteboard.Object {
+			i := objectWith(t, objs, "Ideas: 5\nIn progress: 2\nDone: 7")
+			objs[i].X = 1700
+			return objs
+		}, []string{`the summary note overlaps frame "Done"`}},
+		{"a note of the board changed", "summary-counts", func(t *testing.T, objs []whiteboard.Object) []whiteboard.Object {
+			objs[objectWith(t, objs, "Dark mode")].Color = "red"
+			return objs
+		}, []string{`sticky sticky-8 "Dark mode" was changed`}},
+		{"a child moved twice", "move-frame", func(t *testing.T, objs []whiteboard.Object) []whiteboard.Object {
+			i := objectWith(t, objs, "Password reset")
+			objs[i].X += moveFrameX
+			objs[i].Y += moveFrameY
+			return objs
+		}, []string{`sticky sticky-3 "Password reset" is at (3790, 860), want (1990, 460): moved by (1800, 400) with the frame`}},
+		{"the loose note moved along", "move-frame", func(t *testing.T, objs []whiteboard.Object) []whiteboard.Object {
+			i := objectWith(t, objs, "Sprint 12 leftovers: move to 13?")
+			objs[i].X += moveFrameX
+			objs[i].Y += moveFrameY
+			return objs
+		}, []string{`want (0, 500): left where it was`}},
+		{"a note of the other frame deleted", "move-frame", func(t *testing.T, objs []whiteboard.Object) []whiteboard.Object {
+			i := objectWith(t, objs, "Dark mode")
+			return append(objs[:i], objs[i+1:]...)
+		}, []string{`the board holds 10 objects, want the 11 it started with`}},
 		{"two boxes on each other", "graph-layout", func(t *testing.T, objs []whiteboard.Object) []whiteboard.Object {
 			i, j := objectWith(t, objs, "Fix"), objectWith(t, objs, "Review")
 			objs[i].Y = objs[j].Y - 10

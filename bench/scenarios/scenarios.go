@@ -16,6 +16,8 @@ func All() []bench.Scenario {
 		bugRecolor(),
 		grid(),
 		typoRecovery(),
+		summaryCounts(),
+		moveFrame(),
 		graphLayout(),
 	}
 }
