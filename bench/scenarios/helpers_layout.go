@@ -76,11 +76,6 @@ func objectsOf(r bench.ToolResult) ([]whiteboard.Object, error) {
 	return v.Objects, nil
 }
 
-// overlap says whether the boxes of a and b share more than an edge.
-func overlap(a, b whiteboard.Object) bool {
-	return a.X < b.X+b.Width && b.X < a.X+a.Width && a.Y < b.Y+b.Height && b.Y < a.Y+a.Height
-}
-
 // inside says whether o's box lies within f's.
 func inside(o, f whiteboard.Object) bool {
 	return o.X >= f.X && o.Y >= f.Y && o.X+o.Width <= f.X+f.Width && o.Y+o.Height <= f.Y+f.Height

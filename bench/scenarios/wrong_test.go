@@ -84,7 +84,7 @@ await Promise.all(objects.map((o) => tools.changeColor({ objectId: o.id, color: 
 }`,
 		reason: `sticky "1" and sticky "2" overlap`,
 	}}
-	eng := newEngine(t)
+	eng, _ := newEngine(t)
 	for _, tt := range tests {
 		t.Run(tt.scenario, func(t *testing.T) {
 			sc := scenario(t, tt.scenario)
