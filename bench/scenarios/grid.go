@@ -112,9 +112,9 @@ func scriptGrid(s bench.Strategy) bench.Model {
 	switch s {
 	case bench.Batch:
 		// As few batches as the batch tool's limit allows, one per turn.
-		next := 0
+		made := 0
 		return bench.Script(func(t *bench.Turn) (bench.Message, error) {
-			if next == n || failed(t) != nil {
+			if made == n || failed(t) != nil {
 				return done(t) // the answer, or the failure
 			}
 			limit, err := maxBatchOps(t.Request)
@@ -123,11 +123,11 @@ func scriptGrid(s bench.Strategy) bench.Model {
 			}
 			end := n
 			if limit > 0 {
-				end = min(n, next+limit)
+				end = min(n, made+limit)
 			}
 			var ops []bench.Op
-			for ; next < end; next++ {
-				ops = append(ops, bench.Op{Tool: "createStickyNote", Args: gridNote(next)})
+			for ; made < end; made++ {
+				ops = append(ops, bench.Op{Tool: "createStickyNote", Args: gridNote(made)})
 			}
 			return bench.Calls(t.BatchCall(ops...)), nil
 		})

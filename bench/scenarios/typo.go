@@ -11,7 +11,7 @@ import (
 var followUps = struct {
 	title, color string
 	notes        []string
-}{"Follow-ups", "orange", []string{"Email the client", "Book the room", "Update the roadmap"}}
+}{"Follow-ups", "orange", []string{"Email the client", "Book the room", "Update the plan"}}
 
 // misspelt is the tool name the scripted models get wrong once, for
 // createStickyNote; the engine's unknown_tool error suggests the right one.
@@ -75,7 +75,7 @@ func scriptTypoRecovery(s bench.Strategy) bench.Model {
 			if t.Index > 0 {
 				return done(t)
 			}
-			return bench.Calls(t.CodeCall(`const notes = ["Email the client", "Book the room", "Update the roadmap"];
+			return bench.Calls(t.CodeCall(`const notes = ["Email the client", "Book the room", "Update the plan"];
 const frame = await tools.createFrame({ title: "Follow-ups", x: 0, y: 0, width: 700, height: 300 });
 let create = "createStickyNot";
 const ids = [];
