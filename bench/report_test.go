@@ -1,0 +1,140 @@
+package bench_test
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/codemode-dev/codemode/bench"
+	"github.com/google/go-cmp/cmp"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// golden compares got with testdata/NAME.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./bench -run %s -update to create it)", err, t.Name())
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s differs (-want +got); if the change is intended, rerun with -update:\n%s", name, diff)
+	}
+}
+
+// fixtureTask is a user's task with text a page must escape.
+const fixtureTask = `Make a retro board <script>alert("task")</script> & more`
+
+// fixture is a report of two scenarios with every strategy, fixed so that
+// the outputs are too: one run failed, texts a page must escape, a long
+// result a page must cut, and a board picture.
+func fixture() *bench.Report {
+	ms := time.Millisecond
+	call := func(id, name, args string) bench.ToolCall {
+		return bench.ToolCall{ID: id, Type: "function", Function: bench.FunctionCall{Name: name, Arguments: args}}
+	}
+	chat := func(msgs ...bench.Message) []bench.Message {
+		return append([]bench.Message{
+			{Role: "system", Content: "You edit a shared whiteboard."},
+			{Role: "user", Content: fixtureTask},
+		}, msgs...)
+	}
+	svg := `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 200 100" width="200" height="100"><rect x="10" y="10" width="80" height="60" fill="#fde68a"/><text x="20" y="40">&lt;b&gt; note</text></svg>`
+	results := []bench.Result{
+		{Scenario: "retro", Strategy: bench.PerCall, Turns: 3, RoundTrips: 2, InputTokens: 9000, OutputTokens: 120, ToolCalls: 2, EngineTime: 2 * ms, Wall: 2002 * ms, Correct: true, BoardSVG: svg,
+			Transcript: chat(
+				bench.Message{Role: "assistant", ToolCalls: []bench.ToolCall{call("c1", "createFrame", `{"title":"Went well","x":0,"y":0}`)}},
+				bench.Message{Role: "tool", ToolCallID: "c1", Content: `{"id":"frame-1"}`},
+				bench.Message{Role: "assistant", ToolCalls: []bench.ToolCall{call("c2", "createStickyNote", `{"text":"</pre><img src=x onerror=alert(1)>","parentId":"frame-1"}`)}},
+				bench.Message{Role: "tool", ToolCallID: "c2", Content: `{"id":"sticky-2"}`},
+				bench.Message{Role: "assistant", Content: "Done."},
+			)},
+		{Scenario: "retro", Strategy: bench.Batch, Turns: 2, RoundTrips: 1, InputTokens: 3000, OutputTokens: 90, ToolCalls: 2, EngineTime: ms, Wall: 1501 * ms, Correct: true, BoardSVG: svg,
+			Transcript: chat(
+				bench.Message{Role: "assistant", ToolCalls: []bench.ToolCall{call("c1", "batch", `{"operations":[{"tool":"createFrame","args":{"title":"Went well"},"label":"f"}]}`)}},
+				bench.Message{Role: "tool", ToolCallID: "c1", Content: `{"summary":{"total":2}}`},
+				bench.Message{Role: "assistant", Content: "Done."},
+			)},
+		{Scenario: "retro", Strategy: bench.Code, Turns: 2, RoundTrips: 1, InputTokens: 2500, OutputTokens: 80, ToolCalls: 2, EngineTime: 3 * ms, Wall: 1303 * ms, Correct: true, BoardSVG: svg,
+			Transcript: chat(
+				bench.Message{Role: "assistant", ToolCalls: []bench.ToolCall{call("c1", "execute_code", `{"code":"const f = await tools.createFrame({ title: \"Went well\" });\nreturn f.id;"}`)}},
+				bench.Message{Role: "tool", ToolCallID: "c1", Content: `{"success":true,"result":"` + strings.Repeat("x", 3000) + `"}`},
+				bench.Message{Role: "assistant", Content: "Done."},
+			)},
+		{Scenario: "bug-recolor", Strategy: bench.PerCall, Turns: 2, RoundTrips: 1, InputTokens: 5000, OutputTokens: 40, ToolCalls: 1, Wall: 1100 * ms, Correct: true,
+			Transcript: chat(bench.Message{Role: "assistant", Content: "Done."})},
+		{Scenario: "bug-recolor", Strategy: bench.Batch, Turns: 1, InputTokens: 1000, OutputTokens: 10, Wall: 600 * ms,
+			Failure:    "note \"Login bug\" is yellow,\nwant red",
+			Transcript: chat(bench.Message{Role: "assistant", Content: "Done."})},
+		{Scenario: "bug-recolor", Strategy: bench.Code, Turns: 2, RoundTrips: 1, InputTokens: 1400, OutputTokens: 60, ToolCalls: 3, EngineTime: ms, Wall: 1201 * ms, Correct: true,
+			Transcript: chat(bench.Message{Role: "assistant", Content: "Done."})},
+	}
+	return report(results)
+}
+
+// report is the report of results, with each strategy's totals.
+func report(results []bench.Result) *bench.Report {
+	rep := &bench.Report{Model: "scripted", Latency: bench.DefaultLatency(), Tokenizer: "o200k_base", Results: results}
+	for _, s := range bench.Strategies {
+		sum := bench.Summary{Strategy: s}
+		for _, r := range results {
+			if r.Strategy != s {
+				continue
+			}
+			sum.Runs++
+			if r.Correct {
+				sum.Correct++
+			}
+			sum.RoundTrips += r.RoundTrips
+			sum.InputTokens += r.InputTokens
+			sum.OutputTokens += r.OutputTokens
+			sum.ToolCalls += r.ToolCalls
+			sum.Wall += r.Wall
+		}
+		rep.Strategies = append(rep.Strategies, sum)
+	}
+	return rep
+}
+
+// TestWriteTable pins the terminal table: rows, totals, the comparison
+// with per-call, and the failed run's reason on one line below.
+func TestWriteTable(t *testing.T) {
+	var b bytes.Buffer
+	if err := bench.WriteTable(&b, fixture()); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "table.txt", b.Bytes())
+}
+
+// TestWriteTableRepeated: with repeated runs a row shows the means and how
+// many runs were correct, and a failure says which run.
+func TestWriteTableRepeated(t *testing.T) {
+	rep := fixture()
+	var again []bench.Result
+	for _, r := range rep.Results {
+		r.Repeat = 1
+		r.Correct, r.Failure = true, ""
+		r.InputTokens *= 3
+		again = append(again, r)
+	}
+	rep = report(append(rep.Results, again...))
+	var b bytes.Buffer
+	if err := bench.WriteTable(&b, rep); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "table-repeated.txt", b.Bytes())
+}
