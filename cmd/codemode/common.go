@@ -124,8 +124,11 @@ type session struct {
 // that could not be saved), the runner, the WASM tools of every --wasm-dir,
 // and the engine over them and the whiteboard tools. timeoutOf is the limit
 // --timeout sets, "batch" or "script"; "" for a command that runs nothing
-// (tools: no board, no runner); or "serve", which runs scripts for as long
-// as it serves (no --timeout; its pool keeps a worker per CPU warm). earlier
+// (tools: no board, no runner); "serve", which runs scripts for as long
+// as it serves (no --timeout; its pool keeps a worker per CPU warm); or
+// "bench", which runs its runs' scripts one after another (no --timeout,
+// one warm worker; the whiteboard tools work on the board each run puts in
+// the calls' context, not on the session's). earlier
 // are problems already found (in the input; nil ones are left out). The
 // error reports every problem at once, one line each, without the code of
 // engine errors. The session is returned with an error too: close it.

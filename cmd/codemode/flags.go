@@ -32,6 +32,13 @@ type options struct {
 	approve           approveFlag
 	maxRuns           positiveInt
 	maxBody           sizeFlag
+	// bench's
+	scenarios, strategies                                   nameList
+	report                                                  string
+	repeat, maxTurns                                        positiveInt
+	latencyRoundTrip, latencyInputToken, latencyOutputToken latencyFlag
+	live                                                    bool
+	baseURL, model                                          string
 }
 
 // A command is one of the CLI's commands, as its help shows it.
@@ -69,6 +76,18 @@ most the approval timeout, "approvalTimeout" in the --config file (default
 5m), then it is denied; its run holds its board meanwhile.
 It exits 2 when it cannot start (the address in use included), with every
 problem on one line.`},
+	{"bench", "", "measure per-call, batch and code mode on whiteboard tasks",
+		`Run the benchmark's whiteboard tasks with each strategy — per-call (one tool
+call per model turn), batch (the batch meta-tool) and code (execute_code) —
+through the engine's real tool definitions and HandleToolCalls, and print a
+table: round trips, tokens in and out (o200k_base, the whole request counted
+each turn), tool calls, wall time and whether the checker agreed, with each
+strategy's totals and how batch and code compare with per-call. The model is
+each task's scripted model, unless --live; its wall time is the latency
+model of the --latency-* flags plus the engine's measured time. A progress
+line is shown on stderr while it runs when stderr is a terminal.
+It exits 1 if any run failed (the reasons are under the table), 2 on a usage
+error; see docs/strategies.md.`},
 	{"version", "", "print codemode's version and the Go it was built with",
 		`Print codemode's version (its module's: a release, a pseudo-version naming
 the commit, or "(devel)" for a build without version control information),
@@ -125,11 +144,11 @@ type flagSpec struct {
 }
 
 var flagSpecs = []flagSpec{
-	{"config", "FILE", "engine limits as JSON (see docs/config.md)", []string{"tools", "batch", "run", "serve"},
+	{"config", "FILE", "engine limits as JSON (see docs/config.md)", []string{"tools", "batch", "run", "serve", "bench"},
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var((*nonEmpty)(&o.config), n, "") }},
-	{"wasm-dir", "DIR", "also load the WASM tools of DIR (NAME.tool.json manifests beside\ntheir modules; see docs/wasm.md); repeatable", []string{"tools", "batch", "run", "serve"},
+	{"wasm-dir", "DIR", "also load the WASM tools of DIR (NAME.tool.json manifests beside\ntheir modules; see docs/wasm.md); repeatable", []string{"tools", "batch", "run", "serve", "bench"},
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var(&o.wasmDirs, n, "") }},
-	{"wasm-cache", "DIR", "keep compiled WASM tools in DIR between runs (default: the user\ncache directory; \"off\" compiles every time)", []string{"tools", "batch", "run", "serve"},
+	{"wasm-cache", "DIR", "keep compiled WASM tools in DIR between runs (default: the user\ncache directory; \"off\" compiles every time)", []string{"tools", "batch", "run", "serve", "bench"},
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var((*nonEmpty)(&o.wasmCache), n, "") }},
 	{"board", "FILE", "load the whiteboard from FILE (if it exists) and save it back\nafter the run", []string{"batch", "run"},
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var((*nonEmpty)(&o.board), n, "") }},
@@ -137,14 +156,14 @@ var flagSpecs = []flagSpec{
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var((*nonEmpty)(&o.svg), n, "") }},
 	{"timeout", "DURATION", "whole-run timeout: 5s, 1m30s, or a number of milliseconds\n(defaults: batch 60s, script 30s; may only tighten --config's)", []string{"batch", "run"},
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var(&o.timeout, n, "") }},
-	{"runner", "worker|inprocess", "where scripts and WASM tool calls run (default worker: a worker\nprocess under OS limits, so a crash in it is that run's error)", []string{"batch", "run", "serve"},
+	{"runner", "worker|inprocess", "where scripts and WASM tool calls run (default worker: a worker\nprocess under OS limits, so a crash in it is that run's error)", []string{"batch", "run", "serve", "bench"},
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var(&o.runner, n, "") }},
 	{"input", "JSON|@FILE", `the script's global "input", inline or read from FILE`, []string{"run"},
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var((*nonEmpty)(&o.input), n, "") }},
-	{"json", "", "print the definitions as JSON: an MCP tools/list result,\n{\"tools\": [...]}, with the meta-tools", []string{"tools"},
-		func(fs *flag.FlagSet, o *options, n string) { fs.BoolVar(&o.json, n, false, "") }},
 	{"ts", "", "print the TypeScript declarations scripts see", []string{"tools"},
 		func(fs *flag.FlagSet, o *options, n string) { fs.BoolVar(&o.ts, n, false, "") }},
+	{"json", "", "print JSON: tools, the definitions as an MCP tools/list result,\n{\"tools\": [...]}, with the meta-tools; bench, the report\nwith every run's transcript instead of the table", []string{"tools", "bench"},
+		func(fs *flag.FlagSet, o *options, n string) { fs.BoolVar(&o.json, n, false, "") }},
 	{"addr", "HOST:PORT", "where to listen (default 127.0.0.1:8080; port 0: any free one);\nan address other than loopback needs a token", []string{"serve"},
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var((*nonEmpty)(&o.addr), n, "") }},
 	{"data", "DIR", "keep the boards in DIR/boards.db (made if missing; default:\ncodemode in the user data directory, ~/.local/share/codemode)", []string{"serve"},
@@ -159,6 +178,26 @@ var flagSpecs = []flagSpec{
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var(&o.maxRuns, n, "") }},
 	{"max-body", "SIZE", "largest request body: bytes, or 512KiB, 4MiB; larger get 413\n(default 4MiB)", []string{"serve"},
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var(&o.maxBody, n, "") }},
+	{"scenario", "NAME,...", "run only these scenarios (default: all; a wrong name lists\nthem); repeatable", []string{"bench"},
+		func(fs *flag.FlagSet, o *options, n string) { fs.Var(&o.scenarios, n, "") }},
+	{"strategy", "NAME,...", "run only these strategies: per-call, batch, code (default:\nall); repeatable", []string{"bench"},
+		func(fs *flag.FlagSet, o *options, n string) { fs.Var(&o.strategies, n, "") }},
+	{"repeat", "N", "run each scenario with each strategy N times (default 1):\na live model's success rate", []string{"bench"},
+		func(fs *flag.FlagSet, o *options, n string) { fs.Var(&o.repeat, n, "") }},
+	{"max-turns", "N", "count a run not done after N model turns as failed (default 250)", []string{"bench"},
+		func(fs *flag.FlagSet, o *options, n string) { fs.Var(&o.maxTurns, n, "") }},
+	{"latency-round-trip", "DURATION", "the latency model: what a model turn costs (default 500ms)", []string{"bench"},
+		func(fs *flag.FlagSet, o *options, n string) { fs.Var(&o.latencyRoundTrip, n, "") }},
+	{"latency-input-token", "DURATION", "... and each token of its input, the whole chat and the\ntool definitions (default 50µs)", []string{"bench"},
+		func(fs *flag.FlagSet, o *options, n string) { fs.Var(&o.latencyInputToken, n, "") }},
+	{"latency-output-token", "DURATION", "... and each token it writes (default 12.5ms)", []string{"bench"},
+		func(fs *flag.FlagSet, o *options, n string) { fs.Var(&o.latencyOutputToken, n, "") }},
+	{"live", "", "ask a live model instead of the scripted ones: any OpenAI-\ncompatible chat completions API with tools; the API key comes\nfrom $CODEMODE_BENCH_API_KEY, else $OPENAI_API_KEY", []string{"bench"},
+		func(fs *flag.FlagSet, o *options, n string) { fs.BoolVar(&o.live, n, false, "") }},
+	{"base-url", "URL", "the live model's API (https://api.openai.com/v1)", []string{"bench"},
+		func(fs *flag.FlagSet, o *options, n string) { fs.Var((*nonEmpty)(&o.baseURL), n, "") }},
+	{"model", "NAME", "the live model's name (gpt-4o)", []string{"bench"},
+		func(fs *flag.FlagSet, o *options, n string) { fs.Var((*nonEmpty)(&o.model), n, "") }},
 }
 
 // commandFlags returns the flags of a command, in help order.

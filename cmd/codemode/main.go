@@ -37,7 +37,7 @@ picture failed after the run (stderr says where the work was kept); 2 nothing
 ran: a usage error, a malformed request, or a problem found before the run,
 such as a bad config or a --board or --svg file that cannot be written (one
 line on stderr). serve exits 0 when stopped (Ctrl-C, SIGTERM), 2 when it cannot
-start.
+start. bench exits 1 when a run failed (its reason is under the table).
 
 Examples:
   codemode batch examples/retro.json
@@ -45,6 +45,7 @@ Examples:
   echo 'return await tools.getBoardState()' | codemode run --board board.json
   scripts/build-wasm-tools.sh && codemode run --wasm-dir tools/wasm/build examples/graph.ts
   codemode serve                  (then open http://127.0.0.1:8080/)
+  codemode bench --scenario retro --strategy per-call,code
 `)
 	return b.String()
 }
@@ -69,6 +70,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return cmdRun(rest, stdin, stdout, stderr)
 	case "serve":
 		return cmdServe(rest, stdout, stderr)
+	case "bench":
+		return cmdBench(rest, stdout, stderr)
 	case "version", "--version", "-version":
 		return cmdVersion(cmd, rest, stdout, stderr)
 	case "help", "-h", "--help", "-help":

@@ -1,0 +1,246 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/codemode-dev/codemode/bench"
+	"github.com/codemode-dev/codemode/bench/scenarios"
+	"github.com/codemode-dev/codemode/internal/suggest"
+)
+
+// benchKeyEnvs are where --live finds its API key, first set wins: the
+// bench's own variable, so that a key for benchmarks can differ from the
+// one other tools use, then OpenAI's usual one.
+var benchKeyEnvs = []string{"CODEMODE_BENCH_API_KEY", "OPENAI_API_KEY"}
+
+// cmdBench is "codemode bench": every scenario with every strategy, the
+// table (or --json), and --report.
+func cmdBench(args []string, stdout, stderr io.Writer) int {
+	var o options
+	pos, err := parseFlags("bench", &o, args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, commandHelp(findCommand("bench")))
+		return exitOK
+	}
+	if err == nil && len(pos) > 0 {
+		err = fmt.Errorf("unexpected argument %q", pos[0])
+	}
+	var plan benchPlan
+	if err == nil {
+		plan, err = planBench(&o)
+	}
+	if err != nil {
+		return usageError(stderr, "bench", err)
+	}
+	s, err := openSession(&o, "bench")
+	defer s.close()
+	if err != nil {
+		return fail(stderr, exitUsage, "bench: %v", err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	plan.cfg.Engine = s.eng
+	if f, ok := stderr.(*os.File); ok && isTerminal(f) {
+		p := &progress{w: stderr}
+		plan.cfg.Progress = p.update
+		defer p.clear()
+	}
+	rep, err := bench.Run(ctx, plan.cfg, plan.scenarios)
+	if errors.Is(err, context.Canceled) {
+		return fail(stderr, exitFailed, "bench: interrupted after %d runs", len(rep.Results))
+	}
+	if err != nil {
+		return fail(stderr, exitFailed, "bench: %v", err)
+	}
+	if o.json {
+		out, _ := json.MarshalIndent(rep, "", "  ")
+		fmt.Fprintf(stdout, "%s\n", out)
+	} else {
+		bench.WriteTable(stdout, rep)
+	}
+	for _, r := range rep.Results {
+		if !r.Correct {
+			return exitFailed
+		}
+	}
+	return exitOK
+}
+
+// benchPlan is what the flags ask bench to run.
+type benchPlan struct {
+	cfg       bench.Config // without its engine
+	scenarios []bench.Scenario
+}
+
+// planBench checks the flags that need more than their own value and makes
+// the plan: the scenarios and strategies named, the latency model, and the
+// live model.
+func planBench(o *options) (benchPlan, error) {
+	var p benchPlan
+	all := scenarios.All()
+	var names []string
+	for _, sc := range all {
+		names = append(names, sc.Name)
+	}
+	p.scenarios = all
+	if len(o.scenarios) > 0 {
+		p.scenarios = nil
+		for _, n := range o.scenarios {
+			i := slices.Index(names, n)
+			if i < 0 {
+				return p, unknownName("scenario", n, names)
+			}
+			if !slices.ContainsFunc(p.scenarios, func(s bench.Scenario) bool { return s.Name == n }) {
+				p.scenarios = append(p.scenarios, all[i])
+			}
+		}
+	}
+	var strategies []string
+	for _, s := range bench.Strategies {
+		strategies = append(strategies, string(s))
+	}
+	for _, n := range o.strategies {
+		if !slices.Contains(strategies, n) {
+			return p, unknownName("strategy", n, strategies)
+		}
+		if !slices.Contains(p.cfg.Strategies, bench.Strategy(n)) {
+			p.cfg.Strategies = append(p.cfg.Strategies, bench.Strategy(n))
+		}
+	}
+	p.cfg.Repeat = int(o.repeat)
+	p.cfg.MaxTurns = int(o.maxTurns)
+
+	latency := []*latencyFlag{&o.latencyRoundTrip, &o.latencyInputToken, &o.latencyOutputToken}
+	given := slices.ContainsFunc(latency, func(l *latencyFlag) bool { return l.set })
+	p.cfg.Latency = bench.DefaultLatency()
+	for i, d := range []*time.Duration{&p.cfg.Latency.PerRoundTrip, &p.cfg.Latency.PerInputToken, &p.cfg.Latency.PerOutputToken} {
+		if latency[i].set {
+			*d = latency[i].d
+		}
+	}
+	if p.cfg.Latency == (bench.Latency{}) {
+		return p, errors.New("the --latency-* flags cannot all be 0: give one a value above 0")
+	}
+
+	switch {
+	case !o.live && (o.baseURL != "" || o.model != ""):
+		return p, errors.New("--base-url and --model are for --live")
+	case !o.live:
+		return p, nil
+	case o.baseURL == "" || o.model == "":
+		return p, errors.New("--live needs --base-url URL and --model NAME")
+	case given:
+		return p, errors.New("--latency-* model the scripted model's wall time; a live model's is measured, leave them out with --live")
+	}
+	model, err := liveModel(o.baseURL, o.model)
+	if err != nil {
+		return p, err
+	}
+	p.cfg.Model = func(bench.Strategy) bench.Model { return model }
+	p.cfg.ModelName = o.model
+	return p, nil
+}
+
+// liveModel is the model of --live: the endpoint at baseURL, with the key
+// of the first of benchKeyEnvs that is set.
+func liveModel(baseURL, name string) (bench.Model, error) {
+	var key string
+	for _, env := range benchKeyEnvs {
+		if key = os.Getenv(env); key != "" {
+			break
+		}
+	}
+	m, err := bench.NewOpenAIModel(bench.OpenAIOptions{BaseURL: baseURL, Model: name, APIKey: key})
+	if err != nil {
+		return nil, errors.New(strings.TrimPrefix(err.Error(), "bench: "))
+	}
+	return m, nil
+}
+
+// unknownName says that name is none of the valid ones of kind, with the one
+// meant if it is a near miss, and lists them.
+func unknownName(kind, name string, valid []string) error {
+	meant := ""
+	if s := suggest.Names(name, valid); len(s) > 0 {
+		meant = fmt.Sprintf(" (did you mean %s?)", s[0])
+	}
+	plural := kind + "s"
+	if strings.HasSuffix(kind, "y") {
+		plural = strings.TrimSuffix(kind, "y") + "ies"
+	}
+	return fmt.Errorf("unknown %s %q%s; the %s: %s", kind, name, meant, plural, strings.Join(valid, ", "))
+}
+
+// progress is the line bench keeps up to date on a terminal's stderr while
+// it runs, rewritten in place (\r) and cleared at the end, so that it never
+// stays among the output.
+type progress struct {
+	w     io.Writer
+	width int // of the line shown
+}
+
+func (p *progress) update(done, total int, r *bench.Result) {
+	mark := "✓"
+	if !r.Correct {
+		mark = "✗"
+	}
+	line := fmt.Sprintf("bench: %d/%d runs, last %s / %s %s", done, total, r.Scenario, r.Strategy, mark)
+	p.show(line)
+}
+
+func (p *progress) show(line string) {
+	n := len([]rune(line))
+	fmt.Fprintf(p.w, "\r%s%s", line, strings.Repeat(" ", max(p.width-n, 0)))
+	p.width = n
+}
+
+func (p *progress) clear() {
+	if p.width > 0 {
+		fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", p.width))
+		p.width = 0
+	}
+}
+
+// nameList is a flag of names, comma-separated and repeatable.
+type nameList []string
+
+func (l *nameList) String() string { return strings.Join(*l, ",") }
+func (l *nameList) Set(v string) error {
+	if v == "" {
+		return errEmpty
+	}
+	for _, n := range strings.Split(v, ",") {
+		if n = strings.TrimSpace(n); n == "" {
+			return errors.New("an empty name in the list")
+		}
+		*l = append(*l, n)
+	}
+	return nil
+}
+
+// latencyFlag is a --latency-* flag: a Go duration of 0 or more, and whether
+// it was given.
+type latencyFlag struct {
+	d   time.Duration
+	set bool
+}
+
+func (l *latencyFlag) String() string { return l.d.String() }
+func (l *latencyFlag) Set(v string) error {
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		return errors.New("want a duration of 0 or more, such as 500ms, 12.5ms or 50us")
+	}
+	l.d, l.set = d, true
+	return nil
+}
