@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -137,4 +138,62 @@ func TestWriteTableRepeated(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "table-repeated.txt", b.Bytes())
+}
+
+// TestWriteHTML pins the page.
+func TestWriteHTML(t *testing.T) {
+	var b bytes.Buffer
+	if err := bench.WriteHTML(&b, fixture()); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "report.html", b.Bytes())
+}
+
+// TestHostileHTMLLoadsNothing: the page is self-contained — no URL of
+// another place in any src, href or CSS url(), no script — and forbids
+// loading anything else (Content-Security-Policy), whatever the model wrote
+// and the boards hold: a transcript's markup is text, a board is an image
+// of a data: URL.
+func TestHostileHTMLLoadsNothing(t *testing.T) {
+	rep := fixture()
+	r := &rep.Results[0]
+	r.Transcript = append(r.Transcript, bench.Message{Role: "assistant", Content: `<img src="http://evil.example/x.png"><a href='https://evil.example/'>x</a><style>@import url(//evil.example/s.css)</style>`})
+	r.BoardSVG = `<svg xmlns="http://www.w3.org/2000/svg"><image href="https://evil.example/i.png"/><script>alert(1)</script></svg>`
+	var b bytes.Buffer
+	if err := bench.WriteHTML(&b, rep); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	// In the page's markup (texts are escaped, so a "<" starts a tag of
+	// the page's own) and in its style sheet.
+	attr := regexp.MustCompile(`(?i)\b(src|href|action|poster|srcset|xlink:href)\s*=\s*["']?\s*(https?:|//)`)
+	for _, tag := range regexp.MustCompile(`<[a-zA-Z][^>]*>`).FindAllString(page, -1) {
+		if attr.MatchString(tag) {
+			t.Errorf("the page loads from elsewhere: %s", tag)
+		}
+		if strings.HasPrefix(tag, "<img ") && !strings.HasPrefix(tag, `<img src="data:`) {
+			t.Errorf("an image not of a data: URL: %s", tag)
+		}
+	}
+	for _, css := range regexp.MustCompile(`(?s)<style>.*?</style>`).FindAllString(page, -1) {
+		if regexp.MustCompile(`(?i)url\(|@import`).MatchString(css) {
+			t.Errorf("the style sheet loads something: %s", css)
+		}
+	}
+	for _, bad := range []string{"<script", "<a ", "<iframe", "<link", "<object", "<embed"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("the page holds %q", bad)
+		}
+	}
+	if !strings.Contains(page, `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'">`) {
+		t.Error("no Content-Security-Policy")
+	}
+	for _, text := range []string{fixtureTask, `</pre><img src=x onerror=alert(1)>`} {
+		if strings.Contains(page, text) {
+			t.Errorf("%q is in the page unescaped", text)
+		}
+	}
+	if !strings.Contains(page, "… (1,528 more characters)") {
+		t.Error("the long result is not cut")
+	}
 }

@@ -4,7 +4,7 @@ package web_test
 // served by a real server (server.New over a memory store, on httptest),
 // used the way a person would through its buttons' accessible names.
 //
-// Chromium is looked for on PATH (chromium, chromium-browser, google-chrome,
+// Chromium is found by internal/browsertest: on PATH (chromium, chromium-browser, google-chrome,
 // headless-shell) or at $CODEMODE_CHROMIUM. Without it the tests skip,
 // unless CODEMODE_BROWSER_TESTS=1 (.ci/run sets it, after installing
 // Debian's chromium), when a missing browser is an error.
@@ -22,7 +22,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -36,6 +35,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/codemode-dev/codemode/engine"
+	"github.com/codemode-dev/codemode/internal/browsertest"
 	"github.com/codemode-dev/codemode/server"
 )
 
@@ -45,25 +45,6 @@ const (
 	waitTimeout = 15 * time.Second // one condition in the page
 	testTimeout = 90 * time.Second // a whole browser test
 )
-
-// chromium finds the browser, or skips (fails under CODEMODE_BROWSER_TESTS=1).
-func chromium(t *testing.T) string {
-	t.Helper()
-	if p := os.Getenv("CODEMODE_CHROMIUM"); p != "" {
-		return p
-	}
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "headless-shell"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	msg := "no chromium on PATH (nor $CODEMODE_CHROMIUM): the browser tests need Debian's chromium (sudo apt-get install chromium)"
-	if os.Getenv("CODEMODE_BROWSER_TESTS") == "1" {
-		t.Fatal(msg + "; CODEMODE_BROWSER_TESTS=1 makes this an error")
-	}
-	t.Skip(msg + "; skipped (CODEMODE_BROWSER_TESTS=1 makes this an error)")
-	return ""
-}
 
 // hold pauses runs at their end, before the server sends run_end, while
 // held: the test can look at what the page drew from the run's calls alone.
@@ -131,7 +112,7 @@ type envOptions struct {
 }
 
 func newEnv(t *testing.T, o envOptions) *env {
-	exe := chromium(t)
+	exe := browsertest.Chromium(t)
 	e := &env{t: t, hold: &hold{}, token: o.token}
 	store := o.store
 	if store == nil {
