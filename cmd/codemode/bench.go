@@ -24,7 +24,7 @@ import (
 var benchKeyEnvs = []string{"CODEMODE_BENCH_API_KEY", "OPENAI_API_KEY"}
 
 // cmdBench is "codemode bench": every scenario with every strategy, the
-// table (or --json), and --report.
+// table (or --json), and the page of --report.
 func cmdBench(args []string, stdout, stderr io.Writer) int {
 	var o options
 	pos, err := parseFlags("bench", &o, args)
@@ -41,6 +41,13 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		return usageError(stderr, "bench", err)
+	}
+	var report *reportFile
+	if o.report != "" {
+		if report, err = openReport(o.report); err != nil {
+			return fail(stderr, exitUsage, "bench: %v", err)
+		}
+		defer report.discard() // a no-op once written
 	}
 	s, err := openSession(&o, "bench")
 	defer s.close()
@@ -67,6 +74,11 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "%s\n", out)
 	} else {
 		bench.WriteTable(stdout, rep)
+	}
+	if report != nil {
+		if err := report.write(rep); err != nil {
+			return fail(stderr, exitFailed, "bench: %v", err)
+		}
 	}
 	for _, r := range rep.Results {
 		if !r.Correct {

@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -226,5 +228,37 @@ func TestBenchLive(t *testing.T) {
 	}
 	if diff := cmp.Diff(map[string]bool{"Bearer sk-other": true}, e.auth); diff != "" {
 		t.Errorf("Authorization (-want +got):\n%s", diff)
+	}
+}
+
+// TestBenchReport: --report writes the page (0644, nothing else left in its
+// directory); a place it cannot be written is a usage error before any run.
+func TestBenchReport(t *testing.T) {
+	dir := t.TempDir()
+	page := filepath.Join(dir, "report.html")
+	out, errs, code := cli(t, "", "bench", "--scenario", "retro", "--report", page, "--runner", "inprocess")
+	if code != exitOK || errs != "" || !strings.HasPrefix(out, "model: scripted") {
+		t.Fatalf("exit %d, stderr %q\n%s", code, errs, out)
+	}
+	fi, err := os.Stat(page)
+	if err != nil || fi.Mode().Perm() != 0o644 {
+		t.Fatalf("the page: %v, %v", fi, err)
+	}
+	data, _ := os.ReadFile(page)
+	if !strings.Contains(string(data), "<h1>codemode bench") || !strings.Contains(string(data), `<img src="data:image/svg`) {
+		t.Errorf("not the report:\n%.500s", data)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("the directory holds %d files, want the page alone", len(entries))
+	}
+
+	for _, c := range []struct{ path, want string }{
+		{filepath.Join(dir, "missing", "r.html"), "directory " + filepath.Join(dir, "missing") + " does not exist"},
+		{dir, "is a directory"},
+	} {
+		out, errs, code := cli(t, "", "bench", "--report", c.path)
+		if code != exitUsage || out != "" || errs != "codemode: bench: --report "+c.path+": "+c.want+"\n" {
+			t.Errorf("--report %s: exit %d, stdout %q, stderr %q; want 2 and %q", c.path, code, out, errs, c.want)
+		}
 	}
 }

@@ -182,6 +182,8 @@ var flagSpecs = []flagSpec{
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var(&o.scenarios, n, "") }},
 	{"strategy", "NAME,...", "run only these strategies: per-call, batch, code (default:\nall); repeatable", []string{"bench"},
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var(&o.strategies, n, "") }},
+	{"report", "FILE", "also write the report as one HTML page to FILE: charts of the\nstrategies, each run's transcript and final board; it loads\nnothing, so it opens offline", []string{"bench"},
+		func(fs *flag.FlagSet, o *options, n string) { fs.Var((*nonEmpty)(&o.report), n, "") }},
 	{"repeat", "N", "run each scenario with each strategy N times (default 1):\na live model's success rate", []string{"bench"},
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var(&o.repeat, n, "") }},
 	{"max-turns", "N", "count a run not done after N model turns as failed (default 250)", []string{"bench"},

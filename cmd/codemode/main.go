@@ -45,7 +45,7 @@ Examples:
   echo 'return await tools.getBoardState()' | codemode run --board board.json
   scripts/build-wasm-tools.sh && codemode run --wasm-dir tools/wasm/build examples/graph.ts
   codemode serve                  (then open http://127.0.0.1:8080/)
-  codemode bench --scenario retro --strategy per-call,code
+  codemode bench --report bench.html   (then open bench.html)
 `)
 	return b.String()
 }
