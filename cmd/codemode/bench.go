@@ -57,12 +57,12 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	plan.cfg.Engine = s.eng
-	if f, ok := stderr.(*os.File); ok && isTerminal(f) {
-		p := &progress{w: stderr}
+	p := &progress{w: stderr}
+	if showProgress(stderr) {
 		plan.cfg.Progress = p.update
-		defer p.clear()
 	}
 	rep, err := bench.Run(ctx, plan.cfg, plan.scenarios)
+	p.clear() // before anything else is printed on the terminal
 	if errors.Is(err, context.Canceled) {
 		return fail(stderr, exitFailed, "bench: interrupted after %d runs", len(rep.Results))
 	}
@@ -191,6 +191,14 @@ func unknownName(kind, name string, valid []string) error {
 		plural = strings.TrimSuffix(kind, "y") + "ies"
 	}
 	return fmt.Errorf("unknown %s %q%s; the %s: %s", kind, name, meant, plural, strings.Join(valid, ", "))
+}
+
+// showProgress says whether bench shows its progress line on stderr: only
+// on a terminal, where it can be rewritten in place (a variable, so that a
+// test can pretend).
+var showProgress = func(stderr io.Writer) bool {
+	f, ok := stderr.(*os.File)
+	return ok && isTerminal(f)
 }
 
 // progress is the line bench keeps up to date on a terminal's stderr while

@@ -135,6 +135,21 @@ func TestBenchProgress(t *testing.T) {
 	}
 }
 
+// TestBenchProgressOnATerminal: on a terminal the progress line is cleared
+// before the table is printed, so that the table does not start at the end
+// of it (stdout and stderr are the same terminal).
+func TestBenchProgressOnATerminal(t *testing.T) {
+	was := showProgress
+	showProgress = func(io.Writer) bool { return true }
+	defer func() { showProgress = was }()
+	var terminal bytes.Buffer
+	code := run([]string{"bench", "--scenario", "retro", "--strategy", "code", "--runner", "inprocess"}, strings.NewReader(""), &terminal, &terminal)
+	want := "\rbench: 1/1 runs, last retro / code ✓\r" + strings.Repeat(" ", 36) + "\rmodel: scripted"
+	if code != exitOK || !strings.HasPrefix(terminal.String(), want) {
+		t.Errorf("exit %d, the terminal shows %q; want it to start with %q", code, terminal.String(), want)
+	}
+}
+
 // scriptedEndpoint is an OpenAI-compatible chat completions endpoint whose
 // answers come from the scenarios' scripted models (or, with lazy, a model
 // that answers "Done." at once): the live mode end to end, offline.
