@@ -13,12 +13,14 @@ import (
 
 	"github.com/codemode-dev/codemode/bench"
 	"github.com/codemode-dev/codemode/bench/scenarios"
+	"github.com/codemode-dev/codemode/engine"
 	"github.com/codemode-dev/codemode/internal/browsertest"
 )
 
 var screenshot = flag.String("screenshot", "", "also write the screenshot of the report to this PNG file (../docs/bench-report.png)")
 
-// TestReportInChromium opens the page of a real benchmark run from a file in
+// TestReportInChromium opens the page of a real benchmark run (every
+// scenario, on the tools of scenarios.Tools) from a file in
 // Chromium, as a reader would offline: it loads nothing (no resource in the
 // page's performance entries), its charts are drawn (a bar per scenario,
 // strategy and metric, and per strategy in the totals), and a run's final
@@ -26,9 +28,26 @@ var screenshot = flag.String("screenshot", "", "also write the screenshot of the
 // kept with the test's artefacts, and with -screenshot in that file.
 func TestReportInChromium(t *testing.T) {
 	exe := browsertest.Chromium(t)
-	rep, err := bench.Run(t.Context(), bench.Config{Engine: newEngine(t)}, scenarios.All())
+	if testing.Short() {
+		t.Skip("builds the scenarios' WASM tool and drives a browser")
+	}
+	tools, release, err := scenarios.Tools(t.Context(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
+	}
+	defer release()
+	eng, err := engine.NewBuilder().Add(tools...).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := bench.Run(t.Context(), bench.Config{Engine: eng}, scenarios.All())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Results {
+		if !r.Correct {
+			t.Errorf("%s / %s: %s", r.Scenario, r.Strategy, r.Failure)
+		}
 	}
 	dir := t.TempDir()
 	page := filepath.Join(dir, "report.html")

@@ -1,6 +1,9 @@
 package bench
 
-import "fmt"
+import (
+	"fmt"
+	"unicode/utf8"
+)
 
 // chart is a horizontal bar chart drawn as inline SVG: groups of bars (a
 // scenario, or the totals), one bar per strategy. Its geometry is computed
@@ -39,38 +42,43 @@ type chartValue struct {
 
 // The charts' geometry, in SVG pixels.
 const (
-	chartWidth    = 420.0
-	chartLabelW   = 110.0 // the groups' names, left of the bars
-	chartValueW   = 84.0  // room right of the longest bar for its value
-	chartBarH     = 12.0
-	chartBarGap   = 3.0
-	chartGroupGap = 12.0
-	chartTop      = 6.0
+	chartWidth     = 420.0
+	chartMinLabelW = 60.0 // the groups' names, left of the bars
+	chartMaxLabelW = 180.0
+	chartValueW    = 84.0 // room right of the longest bar for its value
+	chartBarH      = 12.0
+	chartBarGap    = 3.0
+	chartGroupGap  = 12.0
+	chartTop       = 6.0
 )
 
 // barChart lays groups out, every bar on one scale: the largest value
 // fills the room between the names and the values.
 func barChart(title string, groups []chartGroup) chart {
 	c := chart{Title: title, Width: chartWidth}
-	top := 0.0
+	top, longest := 0.0, 0
 	for _, g := range groups {
+		longest = max(longest, utf8.RuneCountInString(g.name))
 		for _, v := range g.values {
 			top = max(top, v.v)
 		}
 	}
-	room := chartWidth - chartLabelW - chartValueW
+	// Room for the longest name at about 6.5 px a character of the 11 px
+	// font, within bounds that leave the bars theirs.
+	labelW := min(max(float64(longest)*6.5+12, chartMinLabelW), chartMaxLabelW)
+	room := chartWidth - labelW - chartValueW
 	y, bottom := chartTop, chartTop
 	for _, g := range groups {
 		h := float64(len(g.values))*(chartBarH+chartBarGap) - chartBarGap
-		c.Labels = append(c.Labels, chartLabel{X: chartLabelW - 8, Y: y + h/2 + 4, Anchor: "end", Text: g.name, Class: "group"})
+		c.Labels = append(c.Labels, chartLabel{X: labelW - 8, Y: y + h/2 + 4, Anchor: "end", Text: g.name, Class: "group"})
 		for _, v := range g.values {
 			w := 0.0
 			if top > 0 {
 				w = v.v / top * room
 			}
-			c.Bars = append(c.Bars, chartBar{X: chartLabelW, Y: y, W: max(w, 1), H: chartBarH, Strategy: v.strategy,
+			c.Bars = append(c.Bars, chartBar{X: labelW, Y: y, W: max(w, 1), H: chartBarH, Strategy: v.strategy,
 				Tip: fmt.Sprintf("%s, %s: %s", g.name, v.strategy, v.text)})
-			c.Labels = append(c.Labels, chartLabel{X: chartLabelW + max(w, 1) + 4, Y: y + chartBarH - 2, Anchor: "start", Text: v.text, Class: "value"})
+			c.Labels = append(c.Labels, chartLabel{X: labelW + max(w, 1) + 4, Y: y + chartBarH - 2, Anchor: "start", Text: v.text, Class: "value"})
 			bottom = y + chartBarH
 			y += chartBarH + chartBarGap
 		}
