@@ -15,7 +15,9 @@ import (
 
 	"github.com/codemode-dev/codemode/bench"
 	"github.com/codemode-dev/codemode/bench/scenarios"
+	"github.com/codemode-dev/codemode/engine"
 	"github.com/codemode-dev/codemode/internal/suggest"
+	"github.com/codemode-dev/codemode/tools/whiteboard"
 )
 
 // benchKeyEnvs are where --live finds its API key, first set wins: the
@@ -56,7 +58,12 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	plan.cfg.Engine = s.eng
+	eng, release, err := benchEngine(ctx, s, plan.scenarios, stderr)
+	defer release()
+	if err != nil {
+		return fail(stderr, exitUsage, "bench: %v", err)
+	}
+	plan.cfg.Engine = eng
 	p := &progress{w: stderr}
 	if showProgress(stderr) {
 		plan.cfg.Progress = p.update
@@ -86,6 +93,50 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return exitOK
+}
+
+// benchEngine is the engine the runs use: the session's set-up (--config,
+// the runner, the --wasm-dir tools) over the scenarios' tools — the
+// whiteboard's, working on each run's board, and graph.layout when a
+// scenario to run needs it (scenarios.Tools builds it with the go command,
+// so only then). A tool of the same name from --wasm-dir takes the place of
+// the scenarios' own. When the scenarios' tools cannot be made (no go
+// command beside an installed codemode), stderr says so and the runs go on
+// with the whiteboard's: those that need more fail, saying which tool they
+// lacked.
+func benchEngine(ctx context.Context, s *session, run []bench.Scenario, stderr io.Writer) (*engine.Engine, func(), error) {
+	given := func(name string) bool {
+		return slices.ContainsFunc(s.wasmTools, func(w engine.Tool) bool { return w.Name == name })
+	}
+	var missing []string
+	for _, sc := range run {
+		for _, name := range sc.Tools {
+			if !given(name) && !slices.Contains(missing, name) {
+				missing = append(missing, name)
+			}
+		}
+	}
+	tools, release := whiteboard.Tools(nil), func() {}
+	if len(missing) > 0 {
+		all, rel, err := scenarios.Tools(ctx, s.cache)
+		if err != nil {
+			fail(stderr, 0, "bench: %s cannot be built here, so the scenarios that need it will fail (run bench in codemode's source tree, or load it with --wasm-dir: scripts/build-wasm-tools.sh builds it): %v", strings.Join(missing, ", "), err)
+		} else {
+			tools, release = all, rel
+		}
+	}
+	tools = slices.DeleteFunc(tools, func(t engine.Tool) bool { return given(t.Name) })
+	tools = append(tools, s.wasmTools...)
+	b := engine.NewBuilder().Add(tools...).WithConfig(s.cfg)
+	if s.pool != nil {
+		b.WithScriptRunner(s.pool)
+	}
+	eng, err := b.Build()
+	if err != nil {
+		release()
+		return nil, func() {}, s.buildError(err, tools)
+	}
+	return eng, release, nil
 }
 
 // benchPlan is what the flags ask bench to run.

@@ -24,7 +24,7 @@ func TestBench(t *testing.T) {
 	if code != exitOK || errs != "" {
 		t.Fatalf("exit %d, stderr %q\n%s", code, errs, out)
 	}
-	for _, want := range []string{"model: scripted · tokens: o200k_base", "SCENARIO  STRATEGY  ROUND TRIPS", "code vs per-call: "} {
+	for _, want := range []string{"model: scripted · tokens: o200k_base", "STRATEGY  ROUND TRIPS  TOKENS IN  TOKENS OUT  TOOL CALLS", "code vs per-call: "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q in\n%s", want, out)
 		}
@@ -275,5 +275,24 @@ func TestBenchReport(t *testing.T) {
 		if code != exitUsage || out != "" || errs != "codemode: bench: --report "+c.path+": "+c.want+"\n" {
 			t.Errorf("--report %s: exit %d, stdout %q, stderr %q; want 2 and %q", c.path, code, out, errs, c.want)
 		}
+	}
+}
+
+// TestBenchWasmDirTools: where the scenarios' WASM tool cannot be built (no
+// codemode source around an installed command), stderr says so on one line
+// and the scenario that needs it fails saying which tool it lacked; a
+// --wasm-dir that has the tool makes it run, with nothing to build.
+func TestBenchWasmDirTools(t *testing.T) {
+	built := builtTools(t)
+	t.Chdir(t.TempDir())
+	args := []string{"bench", "--scenario", "graph-layout", "--strategy", "code", "--runner", "inprocess", "--wasm-cache", "off"}
+	out, errs, code := cli(t, "", args...)
+	if code != exitFailed || !strings.HasPrefix(errs, "codemode: bench: graph.layout cannot be built here, so the scenarios that need it will fail") ||
+		strings.Count(errs, "\n") != 1 || !strings.Contains(out, "✗ graph-layout / code: the engine has no tool graph.layout") {
+		t.Errorf("without the source: exit %d, stderr %q\n%s", code, errs, out)
+	}
+	out, errs, code = cli(t, "", append(args, "--wasm-dir", built)...)
+	if code != exitOK || errs != "" {
+		t.Errorf("with --wasm-dir: exit %d, stderr %q\n%s", code, errs, out)
 	}
 }

@@ -127,8 +127,8 @@ type session struct {
 // (tools: no board, no runner); "serve", which runs scripts for as long
 // as it serves (no --timeout; its pool keeps a worker per CPU warm); or
 // "bench", which runs its runs' scripts one after another (no --timeout,
-// one warm worker; the whiteboard tools work on the board each run puts in
-// the calls' context, not on the session's). earlier
+// one warm worker; it builds its own engine over the session's set-up, see
+// benchEngine). earlier
 // are problems already found (in the input; nil ones are left out). The
 // error reports every problem at once, one line each, without the code of
 // engine errors. The session is returned with an error too: close it.
