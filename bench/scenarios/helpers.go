@@ -94,7 +94,7 @@ func notesIn(b *whiteboard.Board, f whiteboard.Object, texts []string, color str
 		if color != "" && o.Color != color {
 			return fmt.Errorf("note %q is %s, want %s", o.Text, o.Color, color)
 		}
-		if o.X < f.X || o.Y < f.Y || o.X+o.Width > f.X+f.Width || o.Y+o.Height > f.Y+f.Height {
+		if !inside(o, f) {
 			return fmt.Errorf("note %q is not inside frame %q", o.Text, f.Title)
 		}
 	}

@@ -3,7 +3,6 @@ package scenarios
 import (
 	"bytes"
 	"embed"
-	"encoding/json"
 	"fmt"
 
 	"github.com/codemode-dev/codemode/bench"
@@ -30,23 +29,13 @@ func layoutFixture(name string) (*whiteboard.Board, error) {
 	return b, nil
 }
 
-// batchOp is one operation's outcome in a batch call's result.
-type batchOp struct {
-	Index   int             `json:"index"`
-	Tool    string          `json:"tool"`
-	Label   string          `json:"label"`
-	Success bool            `json:"success"`
-	Result  json.RawMessage `json:"result"`
-	Error   *engine.Error   `json:"error"`
-}
-
 // batchOps decodes the operations of a batch call's result, in request order.
-func batchOps(r bench.ToolResult) ([]batchOp, error) {
+func batchOps(r bench.ToolResult) ([]engine.OperationResult, error) {
 	if e := r.Error(); e != nil {
 		return nil, fmt.Errorf("batch %s failed: %s", r.CallID, e.Message)
 	}
 	var v struct {
-		Results []batchOp `json:"results"`
+		Results []engine.OperationResult `json:"results"`
 	}
 	if err := r.Decode(&v); err != nil {
 		return nil, err
@@ -56,24 +45,13 @@ func batchOps(r bench.ToolResult) ([]batchOp, error) {
 
 // labelled is the result of the successful operation labelled label, to
 // read like a call's.
-func labelled(ops []batchOp, label string) (bench.ToolResult, error) {
+func labelled(ops []engine.OperationResult, label string) (bench.ToolResult, error) {
 	for _, op := range ops {
 		if op.Label == label && op.Success {
 			return bench.ToolResult{CallID: "operation " + label, Content: string(op.Result)}, nil
 		}
 	}
 	return bench.ToolResult{}, fmt.Errorf("no successful operation labelled %q in the batch", label)
-}
-
-// objectsOf decodes the objects of a getBoardState or findObjects result.
-func objectsOf(r bench.ToolResult) ([]whiteboard.Object, error) {
-	var v struct {
-		Objects []whiteboard.Object `json:"objects"`
-	}
-	if err := r.Decode(&v); err != nil {
-		return nil, err
-	}
-	return v.Objects, nil
 }
 
 // inside says whether o's box lies within f's.

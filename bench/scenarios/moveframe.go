@@ -121,7 +121,7 @@ return { frame: frame.id, from: [frame.x, frame.y], to: [moved.x, moved.y] };`, 
 			if err != nil {
 				return bench.Message{}, err
 			}
-			objects, err := objectsOf(found)
+			objects, err := objectsIn([]byte(found.Content))
 			if err != nil {
 				return bench.Message{}, err
 			}
@@ -139,7 +139,7 @@ return { frame: frame.id, from: [frame.x, frame.y], to: [moved.x, moved.y] };`, 
 				if err := failed(t); err != nil {
 					return bench.Message{}, err
 				}
-				objects, err := objectsOf(t.Results[0])
+				objects, err := objectsIn([]byte(t.Results[0].Content))
 				if err != nil {
 					return bench.Message{}, err
 				}

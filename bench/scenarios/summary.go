@@ -161,7 +161,7 @@ return { note: note.id, lines };`)), nil
 				if err != nil {
 					return bench.Message{}, err
 				}
-				objects, err := objectsOf(board)
+				objects, err := objectsIn([]byte(board.Content))
 				if err != nil {
 					return bench.Message{}, err
 				}
@@ -178,7 +178,7 @@ return { note: note.id, lines };`)), nil
 				if err := failed(t); err != nil {
 					return bench.Message{}, err
 				}
-				objects, err := objectsOf(t.Results[0])
+				objects, err := objectsIn([]byte(t.Results[0].Content))
 				if err != nil {
 					return bench.Message{}, err
 				}
