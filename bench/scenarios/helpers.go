@@ -81,12 +81,10 @@ func notesIn(b *whiteboard.Board, f whiteboard.Object, texts []string, color str
 	for _, t := range texts {
 		want[t] = true
 	}
-	n := 0
 	for _, o := range b.Objects() {
 		if o.Type != "sticky" || o.ParentID != f.ID {
 			continue
 		}
-		n++
 		if !want[o.Text] {
 			return fmt.Errorf("frame %q holds a note %q it should not", f.Title, o.Text)
 		}
@@ -105,6 +103,5 @@ func notesIn(b *whiteboard.Board, f whiteboard.Object, texts []string, color str
 		}
 		return fmt.Errorf("frame %q lacks notes %s", f.Title, quoteAll(missing))
 	}
-	_ = n
 	return nil
 }
