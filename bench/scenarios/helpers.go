@@ -98,8 +98,10 @@ func notesIn(b *whiteboard.Board, f whiteboard.Object, texts []string, color str
 	}
 	if len(want) > 0 {
 		var missing []string
-		for t := range want {
-			missing = append(missing, t)
+		for _, t := range texts {
+			if want[t] {
+				missing = append(missing, t)
+			}
 		}
 		return fmt.Errorf("frame %q lacks notes %s", f.Title, quoteAll(missing))
 	}
