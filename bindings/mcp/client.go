@@ -1,0 +1,224 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/codemode-dev/codemode/engine"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Upstream is a connection to one upstream MCP server whose tools are bound
+// into the engine as NAME.TOOL. A server that dies is reconnected (a stdio
+// server restarted) by the next call; calls in flight when it died fail with
+// a tool_error naming the server.
+type Upstream struct {
+	name  string
+	cfg   ServerConfig
+	dial  Dialer
+	tools []engine.Tool
+	slots chan struct{} // MaxConcurrency tokens
+
+	// lock guards session and closed; a channel so that a call waiting for
+	// another call's reconnect can give up when its context ends.
+	lock    chan struct{}
+	session *sdk.ClientSession // nil when not connected
+	closed  bool
+	done    sync.WaitGroup // watchers of sessions
+}
+
+// Connect starts (stdio) or reaches (HTTP) the server cfg describes, lists
+// its tools and returns the connection. Its tools are in [Upstream.Tools].
+func Connect(ctx context.Context, name string, cfg ServerConfig) (*Upstream, error) {
+	if p := cfg.Problems(name); len(p) > 0 {
+		return nil, engine.Errorf(engine.CodeBadRequest, "%s", strings.Join(p, "; "))
+	}
+	return ConnectWith(ctx, name, cfg, dialerFor(cfg))
+}
+
+// ConnectWith is Connect over the transports dial makes (an in-process
+// server, a custom transport); cfg's Command and URL are not used.
+func ConnectWith(ctx context.Context, name string, cfg ServerConfig, dial Dialer) (*Upstream, error) {
+	cfg = cfg.withDefaults()
+	u := &Upstream{name: name, cfg: cfg, dial: dial,
+		slots: make(chan struct{}, cfg.MaxConcurrency), lock: make(chan struct{}, 1)}
+	// The server's own timeout bounds starting it: one that never answers
+	// initialize must not hang the host.
+	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout.D())
+	defer cancel()
+	cs, err := u.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	tools, err := u.listTools(ctx, cs)
+	if err != nil {
+		u.Close()
+		return nil, err
+	}
+	u.tools = tools
+	return u, nil
+}
+
+// Name is the server's name, its tools' namespace.
+func (u *Upstream) Name() string { return u.name }
+
+// Tools returns the server's tools as listed when it connected, named
+// NAME.TOOL, ready for engine.Builder.Add.
+func (u *Upstream) Tools() []engine.Tool { return u.tools }
+
+// Close ends the session (a stdio server is stopped) and waits for it.
+// Calls after Close fail.
+func (u *Upstream) Close() error {
+	u.lock <- struct{}{}
+	u.closed = true
+	cs := u.session
+	u.session = nil
+	<-u.lock
+	var err error
+	if cs != nil {
+		err = cs.Close()
+	}
+	u.done.Wait()
+	return err
+}
+
+// connect makes a new session and watches it: when it ends, the next call
+// reconnects.
+func (u *Upstream) connect(ctx context.Context) (*sdk.ClientSession, error) {
+	t, err := u.dial(ctx)
+	if err != nil {
+		return nil, u.errorf("cannot connect: %v", err)
+	}
+	client := sdk.NewClient(&sdk.Implementation{Name: "codemode", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, t, nil)
+	if err != nil {
+		return nil, u.errorf("cannot connect: %v", err)
+	}
+	u.session = cs
+	u.done.Add(1)
+	go func() {
+		defer u.done.Done()
+		cs.Wait()
+		u.lock <- struct{}{}
+		if u.session == cs {
+			u.session = nil
+		}
+		<-u.lock
+	}()
+	return cs, nil
+}
+
+// drop forgets a session whose connection failed, so that the next call
+// reconnects, and closes it in the background (a stdio server gets a few
+// seconds to exit; Close waits for that).
+func (u *Upstream) drop(cs *sdk.ClientSession) {
+	u.lock <- struct{}{}
+	if u.session == cs {
+		u.session = nil
+	}
+	closed := u.closed
+	if !closed {
+		u.done.Add(1) // under the lock: never after Close began waiting
+	}
+	<-u.lock
+	if closed {
+		cs.Close()
+		return
+	}
+	go func() {
+		defer u.done.Done()
+		cs.Close()
+	}()
+}
+
+// current returns the live session, connecting first when there is none.
+func (u *Upstream) current(ctx context.Context) (*sdk.ClientSession, error) {
+	select {
+	case u.lock <- struct{}{}:
+	case <-ctx.Done():
+		return nil, engine.AsError(ctx.Err(), engine.CodeCanceled)
+	}
+	defer func() { <-u.lock }()
+	if u.closed {
+		return nil, u.errorf("connection closed")
+	}
+	if u.session != nil {
+		return u.session, nil
+	}
+	return u.connect(ctx)
+}
+
+// listTools reads every page of the server's tool list.
+func (u *Upstream) listTools(ctx context.Context, cs *sdk.ClientSession) ([]engine.Tool, error) {
+	var tools []engine.Tool
+	byName := map[string]string{}
+	for t, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			return nil, u.errorf("cannot list tools: %v", err)
+		}
+		tool, err := u.bind(t)
+		if err != nil {
+			return nil, err
+		}
+		if other, dup := byName[tool.Name]; dup {
+			return nil, u.errorf("tools %q and %q both become %q", other, t.Name, tool.Name)
+		}
+		byName[tool.Name] = t.Name
+		tools = append(tools, tool)
+	}
+	return tools, nil
+}
+
+// errorf is a tool_error whose message names the server.
+func (u *Upstream) errorf(format string, args ...any) *engine.Error {
+	return engine.Errorf(engine.CodeToolError, "MCP server %q: %s", u.name, fmt.Sprintf(format, args...))
+}
+
+// call runs the upstream tool named remote with args.
+func (u *Upstream) call(ctx context.Context, remote string, args json.RawMessage) (json.RawMessage, error) {
+	select {
+	case u.slots <- struct{}{}:
+		defer func() { <-u.slots }()
+	case <-ctx.Done():
+		return nil, engine.AsError(ctx.Err(), engine.CodeCanceled)
+	}
+	ctx, cancel := context.WithTimeoutCause(ctx, u.cfg.Timeout.D(), errUpstreamTimeout)
+	defer cancel()
+	cs, err := u.current(ctx)
+	if err != nil {
+		return nil, u.contextError(ctx, remote, err)
+	}
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: remote, Arguments: args})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, u.contextError(ctx, remote, err)
+		}
+		var answered *jsonrpc.Error
+		if errors.As(err, &answered) { // the server answered with an error: it is alive
+			return nil, u.errorf("%q: %v", remote, err)
+		}
+		u.drop(cs)
+		return nil, u.errorf("connection lost during %q (the next call reconnects): %v", remote, err)
+	}
+	return resultJSON(res)
+}
+
+var errUpstreamTimeout = errors.New("upstream timeout")
+
+// contextError explains a call that ended with its context: this server's
+// own timeout, or the engine's deadline or cancelation, which the engine
+// reports itself.
+func (u *Upstream) contextError(ctx context.Context, remote string, err error) error {
+	if context.Cause(ctx) == errUpstreamTimeout {
+		return engine.Errorf(engine.CodeTimeout, "MCP server %q: %q did not answer within %v", u.name, remote, u.cfg.Timeout)
+	}
+	if ctx.Err() != nil {
+		return engine.AsError(ctx.Err(), engine.CodeCanceled)
+	}
+	return err
+}

@@ -1,0 +1,198 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/codemode-dev/codemode/engine"
+)
+
+// upstreamDir holds the testdata/upstream binary, built once (TestMain
+// removes it).
+var (
+	upstreamDir  string
+	upstreamOnce sync.Once
+	upstreamErr  error
+)
+
+// upstreamBinary builds testdata/upstream, a stdio MCP server whose tools
+// fail, hang, die or write garbage on demand.
+func upstreamBinary(t *testing.T) string {
+	t.Helper()
+	upstreamOnce.Do(func() {
+		if upstreamDir, upstreamErr = os.MkdirTemp("", "mcp-upstream"); upstreamErr != nil {
+			return
+		}
+		out, err := exec.Command("go", "build", "-o", filepath.Join(upstreamDir, "upstream"), "./testdata/upstream").CombinedOutput()
+		if err != nil {
+			upstreamErr = errors.New(string(out))
+		}
+	})
+	if upstreamErr != nil {
+		t.Fatalf("building testdata/upstream: %v", upstreamErr)
+	}
+	return filepath.Join(upstreamDir, "upstream")
+}
+
+// signalWriter collects a server's stderr and closes a channel the first
+// time a line contains want.
+type signalWriter struct {
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	want string
+	seen chan struct{}
+}
+
+func (w *signalWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+	if w.seen != nil && strings.Contains(w.buf.String(), w.want) {
+		close(w.seen)
+		w.seen = nil
+	}
+	return len(p), nil
+}
+
+func stdioUpstream(t *testing.T, cfg ServerConfig) (*Upstream, *engine.Engine) {
+	t.Helper()
+	cfg.Command = upstreamBinary(t)
+	up, err := Connect(context.Background(), "up", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { up.Close() })
+	eng, err := engine.NewBuilder().Add(up.Tools()...).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return up, eng
+}
+
+func pidOf(t *testing.T, eng *engine.Engine) int {
+	t.Helper()
+	out, err := eng.Call(context.Background(), "up.pid", json.RawMessage(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct{ PID int }
+	if err := json.Unmarshal(out, &r); err != nil || r.PID == 0 {
+		t.Fatalf("pid result %s: %v", out, err)
+	}
+	return r.PID
+}
+
+// wantToolError checks that err is a tool_error naming the server.
+func wantToolError(t *testing.T, err error, code engine.Code, fragment string) {
+	t.Helper()
+	e := engine.AsError(err, "")
+	if e == nil || e.Code != code || !strings.Contains(e.Message, `MCP server "up"`) || !strings.Contains(e.Message, fragment) {
+		t.Errorf("got error %v, want %s naming the server and saying %q", err, code, fragment)
+	}
+}
+
+func TestHostileUpstreamKilledMidCallFailsTheCallAndTheNextCallRestartsIt(t *testing.T) {
+	stderr := &signalWriter{want: "hanging", seen: make(chan struct{})}
+	seen := stderr.seen
+	_, eng := stdioUpstream(t, ServerConfig{Stderr: stderr})
+	pid := pidOf(t, eng)
+
+	done := make(chan error, 1)
+	go func() {
+		_, err := eng.Call(context.Background(), "up.hang", json.RawMessage(`{}`))
+		done <- err
+	}()
+	select {
+	case <-seen:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the hang call never reached the server")
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		wantToolError(t, err, engine.CodeToolError, "connection lost")
+	case <-time.After(10 * time.Second):
+		t.Fatal("the call in flight did not fail when its server died")
+	}
+	if again := pidOf(t, eng); again == pid {
+		t.Errorf("the next call went to the dead process %d", pid)
+	}
+}
+
+func TestHostileUpstreamThatExitsMidCall(t *testing.T) {
+	_, eng := stdioUpstream(t, ServerConfig{})
+	_, err := eng.Call(context.Background(), "up.die", json.RawMessage(`{}`))
+	wantToolError(t, err, engine.CodeToolError, "connection lost")
+	if _, err := eng.Call(context.Background(), "up.echo", json.RawMessage(`{"text":"back"}`)); err != nil {
+		t.Errorf("after a restart: %v", err)
+	}
+}
+
+func TestHostileUpstreamThatHangsTimesOut(t *testing.T) {
+	_, eng := stdioUpstream(t, ServerConfig{Timeout: engine.Duration(300 * time.Millisecond)})
+	pid := pidOf(t, eng)
+	start := time.Now()
+	_, err := eng.Call(context.Background(), "up.hang", json.RawMessage(`{}`))
+	wantToolError(t, err, engine.CodeTimeout, "did not answer within 300ms")
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("the timeout took %v", d)
+	}
+	if again := pidOf(t, eng); again != pid {
+		t.Errorf("a timeout restarted the server (%d, then %d); it should only cancel the call", pid, again)
+	}
+}
+
+func TestHostileUpstreamWritingGarbageMidCall(t *testing.T) {
+	_, eng := stdioUpstream(t, ServerConfig{Timeout: engine.Duration(5 * time.Second)})
+	_, err := eng.Call(context.Background(), "up.garbage", json.RawMessage(`{}`))
+	if e := engine.AsError(err, ""); e == nil || !strings.Contains(e.Message, `MCP server "up"`) {
+		t.Errorf("garbage: got %v, want an error naming the server", err)
+	}
+	if _, err := eng.Call(context.Background(), "up.echo", json.RawMessage(`{"text":"still here"}`)); err != nil {
+		t.Errorf("after garbage: %v", err)
+	}
+}
+
+func TestHostileUpstreamWritingGarbageFromTheStart(t *testing.T) {
+	start := time.Now()
+	_, err := Connect(context.Background(), "up", ServerConfig{Command: upstreamBinary(t), Args: []string{"-garbage"},
+		Timeout: engine.Duration(2 * time.Second)})
+	wantToolError(t, err, engine.CodeToolError, "cannot connect")
+	if d := time.Since(start); d > 15*time.Second {
+		t.Errorf("connecting took %v", d)
+	}
+}
+
+func TestHostileUpstreamCommandMissing(t *testing.T) {
+	_, err := Connect(context.Background(), "up", ServerConfig{Command: filepath.Join(t.TempDir(), "nothing-here")})
+	wantToolError(t, err, engine.CodeToolError, "cannot connect")
+}
+
+func TestStdioUpstreamGetsOnlyItsConfiguredEnvironment(t *testing.T) {
+	t.Setenv("CODEMODE_TEST_SECRET", "s3cret")
+	_, eng := stdioUpstream(t, ServerConfig{Env: map[string]string{"GREETING": "hello"}})
+	out, err := eng.Call(context.Background(), "up.env", json.RawMessage(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var env map[string]string
+	if err := json.Unmarshal(out, &env); err != nil {
+		t.Fatal(err)
+	}
+	if env["GREETING"] != "hello" || env["CODEMODE_TEST_SECRET"] != "" || env["PATH"] == "" {
+		t.Errorf("upstream environment: GREETING=%q CODEMODE_TEST_SECRET=%q PATH=%q; want the configured one, no secret, PATH inherited",
+			env["GREETING"], env["CODEMODE_TEST_SECRET"], env["PATH"])
+	}
+}

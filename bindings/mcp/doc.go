@@ -1,0 +1,18 @@
+// Package mcp connects codemode and the Model Context Protocol.
+//
+// As a client, it binds the tools of upstream MCP servers into the engine:
+// [Connect] starts a stdio server (command, args, env) or reaches a
+// streamable HTTP one (url, headers), lists its tools and returns them as
+// engine tools named SERVER.TOOL, with their input and output schemas and
+// annotations (a read-only hint lets the default approval policy run the
+// tool without asking). Calls go to the server with its own timeout and
+// concurrency cap; a server that dies fails its calls in flight with a
+// tool_error naming it, and the next call reconnects (restarts it).
+//
+//	up, err := mcp.Connect(ctx, "github", mcp.ServerConfig{Command: "github-mcp", Args: []string{"stdio"}})
+//	if err != nil { ... }
+//	defer up.Close()
+//	eng, err := engine.NewBuilder().Add(up.Tools()...).Build()
+//
+// The configuration format and the mapping of results are in docs/mcp.md.
+package mcp

@@ -1,0 +1,73 @@
+// Command upstream is a small MCP server on stdio for the client's tests:
+// well-behaved tools, and tools that fail, hang, die or write garbage.
+//
+//	upstream            serve
+//	upstream -garbage   write non-JSON-RPC instead of answering initialize
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func main() {
+	garbage := flag.Bool("garbage", false, "answer with garbage from the start")
+	flag.Parse()
+	if *garbage {
+		fmt.Println("this is not JSON-RPC")
+		select {}
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "upstream", Version: "1"}, nil)
+	add := func(name, desc, schema string, readOnly bool, h func(ctx context.Context, args map[string]any) *mcp.CallToolResult) {
+		s.AddTool(&mcp.Tool{Name: name, Description: desc, InputSchema: json.RawMessage(schema),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: readOnly}},
+			func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				var args map[string]any
+				_ = json.Unmarshal(req.Params.Arguments, &args)
+				return h(ctx, args), nil
+			})
+	}
+	text := func(s string) *mcp.CallToolResult {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+	}
+	add("echo", "Echoes text.", `{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`, true,
+		func(_ context.Context, a map[string]any) *mcp.CallToolResult { return text(fmt.Sprint(a["text"])) })
+	add("pid", "The server's process id.", `{"type":"object"}`, true,
+		func(context.Context, map[string]any) *mcp.CallToolResult {
+			return text(fmt.Sprintf(`{"pid": %d}`, os.Getpid()))
+		})
+	add("env", "The server's environment.", `{"type":"object"}`, true,
+		func(context.Context, map[string]any) *mcp.CallToolResult {
+			env := map[string]string{}
+			for _, kv := range os.Environ() {
+				k, v, _ := strings.Cut(kv, "=")
+				env[k] = v
+			}
+			b, _ := json.Marshal(env)
+			return text(string(b))
+		})
+	add("hang", "Never answers.", `{"type":"object"}`, false,
+		func(ctx context.Context, _ map[string]any) *mcp.CallToolResult {
+			fmt.Fprintln(os.Stderr, "hanging") // the tests wait for this to kill the server mid-call
+			<-ctx.Done()
+			return text("canceled")
+		})
+	add("die", "Exits in the middle of the call.", `{"type":"object"}`, false,
+		func(context.Context, map[string]any) *mcp.CallToolResult { os.Exit(3); return nil })
+	add("garbage", "Writes non-JSON-RPC on stdout.", `{"type":"object"}`, false,
+		func(ctx context.Context, _ map[string]any) *mcp.CallToolResult {
+			os.Stdout.WriteString("}}} not JSON-RPC {{{\n")
+			<-ctx.Done()
+			return text("canceled")
+		})
+	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+		log.Fatal(err)
+	}
+}
