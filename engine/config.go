@@ -63,6 +63,9 @@ type Config struct {
 	// ..."). The wait is not billed to the run's own timeout: approvals add
 	// at most this much to how long a run takes.
 	ApprovalTimeout Duration `json:"approvalTimeout,omitempty"`
+	// MCPServers are upstream MCP servers by name, for the host to connect
+	// (bindings/mcp); the engine only checks them.
+	MCPServers map[string]MCPServer `json:"mcpServers,omitempty"`
 }
 
 // The defaults (docs/config.md). A script's are the sandbox's own (sandbox/js),
@@ -157,6 +160,7 @@ func (c *Config) problems(p *strictjson.Problems) {
 		positive(p, strictjson.Member(at, "timeout"), t.Timeout)
 		positive(p, strictjson.Member(at, "maxResultChars"), t.MaxResultChars)
 	}
+	c.mcpProblems(p)
 }
 
 // problems adds the problems of script limits at path (in a config, or in a

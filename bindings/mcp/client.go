@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 
 	"github.com/codemode-dev/codemode/engine"
@@ -19,7 +18,7 @@ import (
 // a tool_error naming the server.
 type Upstream struct {
 	name  string
-	cfg   ServerConfig
+	cfg   engine.MCPServer
 	dial  Dialer
 	tools []engine.Tool
 	slots chan struct{} // MaxConcurrency tokens
@@ -34,17 +33,20 @@ type Upstream struct {
 
 // Connect starts (stdio) or reaches (HTTP) the server cfg describes, lists
 // its tools and returns the connection. Its tools are in [Upstream.Tools].
-func Connect(ctx context.Context, name string, cfg ServerConfig) (*Upstream, error) {
-	if p := cfg.Problems(name); len(p) > 0 {
-		return nil, engine.Errorf(engine.CodeBadRequest, "%s", strings.Join(p, "; "))
+// A cfg that does not check out ([engine.MCPServer.Check]) is a bad_request;
+// a server that cannot be started or reached, or answers with nonsense,
+// is a tool_error naming it.
+func Connect(ctx context.Context, name string, cfg engine.MCPServer, opts Options) (*Upstream, error) {
+	if err := cfg.Check(name); err != nil {
+		return nil, err
 	}
-	return ConnectWith(ctx, name, cfg, dialerFor(cfg))
+	return ConnectWith(ctx, name, cfg, dialerFor(cfg, opts))
 }
 
 // ConnectWith is Connect over the transports dial makes (an in-process
 // server, a custom transport); cfg's Command and URL are not used.
-func ConnectWith(ctx context.Context, name string, cfg ServerConfig, dial Dialer) (*Upstream, error) {
-	cfg = cfg.withDefaults()
+func ConnectWith(ctx context.Context, name string, cfg engine.MCPServer, dial Dialer) (*Upstream, error) {
+	cfg = withDefaults(cfg)
 	u := &Upstream{name: name, cfg: cfg, dial: dial,
 		slots: make(chan struct{}, cfg.MaxConcurrency), lock: make(chan struct{}, 1)}
 	// The server's own timeout bounds starting it: one that never answers

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -17,31 +15,15 @@ import (
 	"github.com/codemode-dev/codemode/engine"
 )
 
-// upstreamDir holds the testdata/upstream binary, built once (TestMain
-// removes it).
-var (
-	upstreamDir  string
-	upstreamOnce sync.Once
-	upstreamErr  error
-)
-
 // upstreamBinary builds testdata/upstream, a stdio MCP server whose tools
-// fail, hang, die or write garbage on demand.
+// fail, hang, die or write garbage on demand, into the test's directory.
 func upstreamBinary(t *testing.T) string {
 	t.Helper()
-	upstreamOnce.Do(func() {
-		if upstreamDir, upstreamErr = os.MkdirTemp("", "mcp-upstream"); upstreamErr != nil {
-			return
-		}
-		out, err := exec.Command("go", "build", "-o", filepath.Join(upstreamDir, "upstream"), "./testdata/upstream").CombinedOutput()
-		if err != nil {
-			upstreamErr = errors.New(string(out))
-		}
-	})
-	if upstreamErr != nil {
-		t.Fatalf("building testdata/upstream: %v", upstreamErr)
+	bin := filepath.Join(t.TempDir(), "upstream")
+	if out, err := exec.Command("go", "build", "-o", bin, "./testdata/upstream").CombinedOutput(); err != nil {
+		t.Fatalf("building testdata/upstream: %v\n%s", err, out)
 	}
-	return filepath.Join(upstreamDir, "upstream")
+	return bin
 }
 
 // signalWriter collects a server's stderr and closes a channel the first
@@ -64,10 +46,10 @@ func (w *signalWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func stdioUpstream(t *testing.T, cfg ServerConfig) (*Upstream, *engine.Engine) {
+func stdioUpstream(t *testing.T, cfg engine.MCPServer, opts Options) (*Upstream, *engine.Engine) {
 	t.Helper()
 	cfg.Command = upstreamBinary(t)
-	up, err := Connect(context.Background(), "up", cfg)
+	up, err := Connect(context.Background(), "up", cfg, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +86,7 @@ func wantToolError(t *testing.T, err error, code engine.Code, fragment string) {
 func TestHostileUpstreamKilledMidCallFailsTheCallAndTheNextCallRestartsIt(t *testing.T) {
 	stderr := &signalWriter{want: "hanging", seen: make(chan struct{})}
 	seen := stderr.seen
-	_, eng := stdioUpstream(t, ServerConfig{Stderr: stderr})
+	_, eng := stdioUpstream(t, engine.MCPServer{}, Options{Stderr: stderr})
 	pid := pidOf(t, eng)
 
 	done := make(chan error, 1)
@@ -132,7 +114,7 @@ func TestHostileUpstreamKilledMidCallFailsTheCallAndTheNextCallRestartsIt(t *tes
 }
 
 func TestHostileUpstreamThatExitsMidCall(t *testing.T) {
-	_, eng := stdioUpstream(t, ServerConfig{})
+	_, eng := stdioUpstream(t, engine.MCPServer{}, Options{})
 	_, err := eng.Call(context.Background(), "up.die", json.RawMessage(`{}`))
 	wantToolError(t, err, engine.CodeToolError, "connection lost")
 	if _, err := eng.Call(context.Background(), "up.echo", json.RawMessage(`{"text":"back"}`)); err != nil {
@@ -141,7 +123,7 @@ func TestHostileUpstreamThatExitsMidCall(t *testing.T) {
 }
 
 func TestHostileUpstreamThatHangsTimesOut(t *testing.T) {
-	_, eng := stdioUpstream(t, ServerConfig{Timeout: engine.Duration(300 * time.Millisecond)})
+	_, eng := stdioUpstream(t, engine.MCPServer{Timeout: engine.Duration(300 * time.Millisecond)}, Options{})
 	pid := pidOf(t, eng)
 	start := time.Now()
 	_, err := eng.Call(context.Background(), "up.hang", json.RawMessage(`{}`))
@@ -155,7 +137,7 @@ func TestHostileUpstreamThatHangsTimesOut(t *testing.T) {
 }
 
 func TestHostileUpstreamWritingGarbageMidCall(t *testing.T) {
-	_, eng := stdioUpstream(t, ServerConfig{Timeout: engine.Duration(5 * time.Second)})
+	_, eng := stdioUpstream(t, engine.MCPServer{Timeout: engine.Duration(5 * time.Second)}, Options{})
 	_, err := eng.Call(context.Background(), "up.garbage", json.RawMessage(`{}`))
 	if e := engine.AsError(err, ""); e == nil || !strings.Contains(e.Message, `MCP server "up"`) {
 		t.Errorf("garbage: got %v, want an error naming the server", err)
@@ -167,8 +149,8 @@ func TestHostileUpstreamWritingGarbageMidCall(t *testing.T) {
 
 func TestHostileUpstreamWritingGarbageFromTheStart(t *testing.T) {
 	start := time.Now()
-	_, err := Connect(context.Background(), "up", ServerConfig{Command: upstreamBinary(t), Args: []string{"-garbage"},
-		Timeout: engine.Duration(2 * time.Second)})
+	_, err := Connect(context.Background(), "up", engine.MCPServer{Command: upstreamBinary(t), Args: []string{"-garbage"},
+		Timeout: engine.Duration(2 * time.Second)}, Options{})
 	wantToolError(t, err, engine.CodeToolError, "cannot connect")
 	if d := time.Since(start); d > 15*time.Second {
 		t.Errorf("connecting took %v", d)
@@ -176,13 +158,13 @@ func TestHostileUpstreamWritingGarbageFromTheStart(t *testing.T) {
 }
 
 func TestHostileUpstreamCommandMissing(t *testing.T) {
-	_, err := Connect(context.Background(), "up", ServerConfig{Command: filepath.Join(t.TempDir(), "nothing-here")})
+	_, err := Connect(context.Background(), "up", engine.MCPServer{Command: filepath.Join(t.TempDir(), "nothing-here")}, Options{})
 	wantToolError(t, err, engine.CodeToolError, "cannot connect")
 }
 
 func TestStdioUpstreamGetsOnlyItsConfiguredEnvironment(t *testing.T) {
 	t.Setenv("CODEMODE_TEST_SECRET", "s3cret")
-	_, eng := stdioUpstream(t, ServerConfig{Env: map[string]string{"GREETING": "hello"}})
+	_, eng := stdioUpstream(t, engine.MCPServer{Env: map[string]string{"GREETING": "hello"}}, Options{})
 	out, err := eng.Call(context.Background(), "up.env", json.RawMessage(`{}`))
 	if err != nil {
 		t.Fatal(err)

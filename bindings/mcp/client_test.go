@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -14,22 +12,7 @@ import (
 	"github.com/codemode-dev/codemode/engine"
 	"github.com/google/go-cmp/cmp"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-	"go.uber.org/goleak"
 )
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if upstreamDir != "" {
-		os.RemoveAll(upstreamDir)
-	}
-	if code == 0 {
-		if err := goleak.Find(); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
 
 // inMemory is a Dialer to a fresh session of s for each connect.
 func inMemory(t *testing.T, s *sdk.Server) Dialer {
@@ -84,7 +67,7 @@ func testServer() *sdk.Server {
 	return s
 }
 
-func connectTest(t *testing.T, cfg ServerConfig) (*Upstream, *engine.Engine) {
+func connectTest(t *testing.T, cfg engine.MCPServer) (*Upstream, *engine.Engine) {
 	t.Helper()
 	ctx := context.Background()
 	up, err := ConnectWith(ctx, "test", cfg, inMemory(t, testServer()))
@@ -100,7 +83,7 @@ func connectTest(t *testing.T, cfg ServerConfig) (*Upstream, *engine.Engine) {
 }
 
 func TestUpstreamToolsAreBoundWithTheirSchemasAndHints(t *testing.T) {
-	up, _ := connectTest(t, ServerConfig{})
+	up, _ := connectTest(t, engine.MCPServer{})
 	type shape struct {
 		Name, Description, Input, Output string
 		Annotations                      engine.Annotations
@@ -124,7 +107,7 @@ func TestUpstreamToolsAreBoundWithTheirSchemasAndHints(t *testing.T) {
 }
 
 func TestUpstreamResultsMapToJSON(t *testing.T) {
-	_, eng := connectTest(t, ServerConfig{})
+	_, eng := connectTest(t, engine.MCPServer{})
 	for _, tc := range []struct{ tool, args, want string }{
 		{"test.echo", `{"text":"hi"}`, `"hi"`},
 		{"test.add", `{"a":1,"b":2}`, `{"sum":3}`},
@@ -143,7 +126,7 @@ func TestUpstreamResultsMapToJSON(t *testing.T) {
 }
 
 func TestUpstreamErrorsAreToolErrors(t *testing.T) {
-	_, eng := connectTest(t, ServerConfig{})
+	_, eng := connectTest(t, engine.MCPServer{})
 	_, err := eng.Call(context.Background(), "test.fail", json.RawMessage(`{}`))
 	want := &engine.Error{Code: engine.CodeToolError, Message: "the widget is broken"}
 	if diff := cmp.Diff(want, engine.AsError(err, ""), cmp.Comparer(func(a, b *engine.Error) bool {
@@ -159,7 +142,7 @@ func TestUpstreamErrorsAreToolErrors(t *testing.T) {
 }
 
 func TestUpstreamToolsWorkFromScripts(t *testing.T) {
-	_, eng := connectTest(t, ServerConfig{})
+	_, eng := connectTest(t, engine.MCPServer{})
 	res, err := eng.Execute(context.Background(), engine.ExecuteRequest{
 		Code: `const s = await tools.test.add({a: 2, b: 3}); return await tools.test.echo({text: "sum " + s.sum});`})
 	if err != nil {
@@ -186,7 +169,7 @@ func TestUpstreamConcurrencyIsCapped(t *testing.T) {
 			mu.Unlock()
 			return textResult("ok"), nil
 		})
-	up, err := ConnectWith(context.Background(), "slow", ServerConfig{MaxConcurrency: 1}, inMemory(t, s))
+	up, err := ConnectWith(context.Background(), "slow", engine.MCPServer{MaxConcurrency: 1}, inMemory(t, s))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,23 +191,5 @@ func TestUpstreamConcurrencyIsCapped(t *testing.T) {
 	defer mu.Unlock()
 	if most != 1 {
 		t.Errorf("%d calls ran at once, want 1 (maxConcurrency)", most)
-	}
-}
-
-func TestServerConfigProblemsAreAllReported(t *testing.T) {
-	cfg := ServerConfig{Command: "x", URL: "ftp://y", Timeout: -1, MaxConcurrency: -2}
-	got := cfg.Problems("bad-name")
-	want := []string{
-		`mcpServers.bad-name: server name "bad-name" must be an identifier ([A-Za-z_][A-Za-z0-9_]*): it is its tools' namespace`,
-		`mcpServers.bad-name: has both "command" and "url"; choose one`,
-		`mcpServers.bad-name.url: "ftp://y" is not an http(s) URL`,
-		`mcpServers.bad-name.timeout: must be positive`,
-		`mcpServers.bad-name.maxConcurrency: must be positive`,
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("problems (-want +got):\n%s", diff)
-	}
-	if p := (&ServerConfig{}).Problems("empty"); len(p) != 1 || !strings.Contains(p[0], `needs "command"`) {
-		t.Errorf("empty config: %q", p)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 
+	"github.com/codemode-dev/codemode/engine"
+
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -19,7 +21,7 @@ type Dialer func(ctx context.Context) (sdk.Transport, error)
 var inheritedEnv = []string{"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "TMPDIR", "USER", "LANG"}
 
 // dialerFor returns the Dialer that cfg describes.
-func dialerFor(cfg ServerConfig) Dialer {
+func dialerFor(cfg engine.MCPServer, opts Options) Dialer {
 	if cfg.URL != "" {
 		return func(context.Context) (sdk.Transport, error) {
 			client := &http.Client{Transport: headerTransport{headers: cfg.Headers, next: http.DefaultTransport}}
@@ -41,7 +43,7 @@ func dialerFor(cfg ServerConfig) Dialer {
 		if cmd.Env == nil {
 			cmd.Env = []string{} // nil would mean "inherit everything"
 		}
-		cmd.Stderr = cfg.Stderr
+		cmd.Stderr = opts.Stderr
 		return &sdk.CommandTransport{Command: cmd}, nil
 	}
 }
