@@ -106,7 +106,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 // lacked.
 func benchEngine(ctx context.Context, s *session, run []bench.Scenario, stderr io.Writer) (*engine.Engine, func(), error) {
 	given := func(name string) bool {
-		return slices.ContainsFunc(s.wasmTools, func(w engine.Tool) bool { return w.Name == name })
+		return slices.ContainsFunc(s.extraTools, func(w engine.Tool) bool { return w.Name == name })
 	}
 	var missing []string
 	for _, sc := range run {
@@ -126,7 +126,7 @@ func benchEngine(ctx context.Context, s *session, run []bench.Scenario, stderr i
 		}
 	}
 	tools = slices.DeleteFunc(tools, func(t engine.Tool) bool { return given(t.Name) })
-	tools = append(tools, s.wasmTools...)
+	tools = append(tools, s.extraTools...)
 	b := engine.NewBuilder().Add(tools...).WithConfig(s.cfg)
 	if s.pool != nil {
 		b.WithScriptRunner(s.pool)

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/codemode-dev/codemode/bindings/mcp"
 	"github.com/codemode-dev/codemode/bindings/wasmtool"
 	"github.com/codemode-dev/codemode/engine"
 	"github.com/codemode-dev/codemode/internal/fserr"
@@ -114,8 +115,11 @@ type session struct {
 	eng       *engine.Engine
 	board     *whiteboard.Board
 	loader    *wasmtool.Loader // when --wasm-dir is given
-	wasmTools []engine.Tool    // the --wasm-dir tools (serve gives them to its server)
-	pool      *worker.Pool     // for --runner worker
+	// extraTools are the --wasm-dir tools and the upstream MCP servers'
+	// (serve and bench give them to their engines).
+	extraTools []engine.Tool
+	upstreams  []*mcp.Upstream // the config's mcpServers, connected
+	pool       *worker.Pool    // for --runner worker
 }
 
 // openSession checks what can be checked before anything runs and sets up
@@ -168,14 +172,18 @@ func openSession(o *options, timeoutOf string, earlier ...error) (*session, erro
 		s.pool = pool
 	}
 	wasmTools, wasmErrs := s.loadWasm(context.Background())
-	s.wasmTools = wasmTools
 	for _, err := range wasmErrs {
 		add(err)
 	}
+	upstreamTools, upstreamErrs := s.connectUpstreams(context.Background())
+	for _, err := range upstreamErrs {
+		add(err)
+	}
+	s.extraTools = append(wasmTools, upstreamTools...)
 	if len(errs) > 0 {
 		return s, errors.Join(errs...)
 	}
-	tools := append(whiteboard.Tools(s.board), wasmTools...)
+	tools := append(whiteboard.Tools(s.board), s.extraTools...)
 	b := engine.NewBuilder().Add(tools...).WithConfig(s.cfg)
 	if s.pool != nil {
 		b.WithScriptRunner(s.pool)
@@ -236,6 +244,9 @@ func configPrefix(file string) string {
 
 // close releases what openSession started.
 func (s *session) close() {
+	for _, up := range s.upstreams {
+		up.Close()
+	}
 	if s.loader != nil {
 		s.loader.Close(context.Background())
 	}
