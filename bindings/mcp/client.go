@@ -22,6 +22,7 @@ type Upstream struct {
 	dial  Dialer
 	tools []engine.Tool
 	slots chan struct{} // MaxConcurrency tokens
+	tail  *stderrTail   // a stdio server's last words, for errors; nil for others
 
 	// lock guards session and closed; a channel so that a call waiting for
 	// another call's reconnect can give up when its context ends.
@@ -40,14 +41,24 @@ func Connect(ctx context.Context, name string, cfg engine.MCPServer, opts Option
 	if err := cfg.Check(name); err != nil {
 		return nil, err
 	}
-	return ConnectWith(ctx, name, cfg, dialerFor(cfg, opts))
+	var tail *stderrTail
+	if cfg.Command != "" {
+		tail = &stderrTail{}
+	}
+	return start(ctx, name, cfg, dialerFor(cfg, opts, tail), tail)
 }
 
 // ConnectWith is Connect over the transports dial makes (an in-process
 // server, a custom transport); cfg's Command and URL are not used.
 func ConnectWith(ctx context.Context, name string, cfg engine.MCPServer, dial Dialer) (*Upstream, error) {
+	return start(ctx, name, cfg, dial, nil)
+}
+
+// start is Connect and ConnectWith: tail, when not nil, has the server's
+// stderr.
+func start(ctx context.Context, name string, cfg engine.MCPServer, dial Dialer, tail *stderrTail) (*Upstream, error) {
 	cfg = withDefaults(cfg)
-	u := &Upstream{name: name, cfg: cfg, dial: dial,
+	u := &Upstream{name: name, cfg: cfg, dial: dial, tail: tail,
 		slots: make(chan struct{}, cfg.MaxConcurrency), lock: make(chan struct{}, 1)}
 	// The server's own timeout bounds starting it: one that never answers
 	// initialize must not hang the host.
@@ -99,7 +110,10 @@ func (u *Upstream) connect(ctx context.Context) (*sdk.ClientSession, error) {
 	client := sdk.NewClient(&sdk.Implementation{Name: "codemode", Version: "1"}, nil)
 	cs, err := client.Connect(ctx, t, nil)
 	if err != nil {
-		return nil, u.errorf("cannot connect: %v", err)
+		if errors.Is(err, context.DeadlineExceeded) {
+			return nil, u.errorf("cannot connect: no answer to MCP's initialize in time%s", u.tail.note())
+		}
+		return nil, u.errorf("cannot connect: %v%s", err, u.tail.note())
 	}
 	u.session = cs
 	u.done.Add(1)
@@ -205,7 +219,7 @@ func (u *Upstream) call(ctx context.Context, remote string, args json.RawMessage
 			return nil, u.errorf("%q: %v", remote, err)
 		}
 		u.drop(cs)
-		return nil, u.errorf("connection lost during %q (the next call reconnects): %v", remote, err)
+		return nil, u.errorf("connection lost during %q (the next call reconnects): %v%s", remote, err, u.tail.note())
 	}
 	return resultJSON(res)
 }

@@ -151,10 +151,16 @@ func TestHostileUpstreamWritingGarbageFromTheStart(t *testing.T) {
 	start := time.Now()
 	_, err := Connect(context.Background(), "up", engine.MCPServer{Command: upstreamBinary(t), Args: []string{"-garbage"},
 		Timeout: engine.Duration(2 * time.Second)}, Options{})
-	wantToolError(t, err, engine.CodeToolError, "cannot connect")
+	wantToolError(t, err, engine.CodeToolError, "cannot connect") // the garbage, or no answer to initialize in time
 	if d := time.Since(start); d > 15*time.Second {
 		t.Errorf("connecting took %v", d)
 	}
+}
+
+func TestHostileUpstreamThatExitsAtStartIsQuotedFromItsStderr(t *testing.T) {
+	_, err := Connect(context.Background(), "up", engine.MCPServer{Command: upstreamBinary(t), Args: []string{"-crash"}}, Options{})
+	wantToolError(t, err, engine.CodeToolError, `cannot connect`)
+	wantToolError(t, err, engine.CodeToolError, `(its stderr ends: "upstream: UPSTREAM_TOKEN is not set")`)
 }
 
 func TestHostileUpstreamCommandMissing(t *testing.T) {

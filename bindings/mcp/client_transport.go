@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -21,7 +22,8 @@ type Dialer func(ctx context.Context) (sdk.Transport, error)
 var inheritedEnv = []string{"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "TMPDIR", "USER", "LANG"}
 
 // dialerFor returns the Dialer that cfg describes.
-func dialerFor(cfg engine.MCPServer, opts Options) Dialer {
+// A stdio server's stderr goes to opts.Stderr and tail.
+func dialerFor(cfg engine.MCPServer, opts Options, tail *stderrTail) Dialer {
 	if cfg.URL != "" {
 		return func(context.Context) (sdk.Transport, error) {
 			client := &http.Client{Transport: headerTransport{headers: cfg.Headers, next: http.DefaultTransport}}
@@ -43,7 +45,11 @@ func dialerFor(cfg engine.MCPServer, opts Options) Dialer {
 		if cmd.Env == nil {
 			cmd.Env = []string{} // nil would mean "inherit everything"
 		}
-		cmd.Stderr = opts.Stderr
+		tail.reset()
+		cmd.Stderr = tail
+		if opts.Stderr != nil {
+			cmd.Stderr = io.MultiWriter(opts.Stderr, tail)
+		}
 		return &sdk.CommandTransport{Command: cmd}, nil
 	}
 }

@@ -3,6 +3,7 @@
 //
 //	upstream            serve
 //	upstream -garbage   write non-JSON-RPC instead of answering initialize
+//	upstream -crash     exit at once, saying why on stderr
 package main
 
 import (
@@ -19,7 +20,12 @@ import (
 
 func main() {
 	garbage := flag.Bool("garbage", false, "answer with garbage from the start")
+	crash := flag.Bool("crash", false, "say why on stderr and exit at once")
 	flag.Parse()
+	if *crash {
+		fmt.Fprintln(os.Stderr, "upstream: UPSTREAM_TOKEN is not set")
+		os.Exit(1)
+	}
 	if *garbage {
 		fmt.Println("this is not JSON-RPC")
 		select {}
