@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"time"
 
 	"github.com/codemode-dev/codemode/engine"
 
@@ -50,9 +51,16 @@ func dialerFor(cfg engine.MCPServer, opts Options, tail *stderrTail) Dialer {
 		if opts.Stderr != nil {
 			cmd.Stderr = io.MultiWriter(opts.Stderr, tail)
 		}
-		return &sdk.CommandTransport{Command: cmd}, nil
+		return &sdk.CommandTransport{Command: cmd, TerminateDuration: stdioExitGrace}, nil
 	}
 }
+
+// stdioExitGrace is how long closing a stdio server waits, after closing
+// its stdin, for it to exit before it is sent SIGTERM. Servers that exit on
+// end of input do so at once; some (the reference server-everything among
+// them) never do, and the SDK's default of 5 s would add that to every
+// one-shot command that used them.
+const stdioExitGrace = 500 * time.Millisecond
 
 // headerTransport adds a server's configured headers to every request.
 type headerTransport struct {
