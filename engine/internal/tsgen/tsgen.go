@@ -33,6 +33,27 @@ type Tool struct {
 // provides, input and console. The output is deterministic, and any input,
 // however malformed, gives declarations that parse.
 func Declarations(tools []Tool) string {
+	var b strings.Builder
+	b.WriteString(toolsDeclaration(tools))
+	b.WriteString("declare const input: unknown;\n")
+	b.WriteString("declare const console: {")
+	for i, m := range []string{"log", "info", "warn", "error", "debug"} {
+		if i > 0 {
+			b.WriteString(";")
+		}
+		b.WriteString(" " + m + "(...args: unknown[]): void")
+	}
+	b.WriteString(" };\n")
+	return b.String()
+}
+
+// Declaration returns the declaration of one tool, as Declarations writes it
+// but without the other globals: the type aliases it needs, then `declare
+// const tools` holding only t, so the path a script calls it by is visible.
+func Declaration(t Tool) string { return toolsDeclaration([]Tool{t}) }
+
+// toolsDeclaration is the type aliases and the `tools` global of tools.
+func toolsDeclaration(tools []Tool) string {
 	sorted := append([]Tool(nil), tools...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
 
@@ -63,15 +84,6 @@ func Declarations(tools []Tool) string {
 		b.WriteString(body.String())
 		b.WriteString("};\n")
 	}
-	b.WriteString("declare const input: unknown;\n")
-	b.WriteString("declare const console: {")
-	for i, m := range []string{"log", "info", "warn", "error", "debug"} {
-		if i > 0 {
-			b.WriteString(";")
-		}
-		b.WriteString(" " + m + "(...args: unknown[]): void")
-	}
-	b.WriteString(" };\n")
 	return b.String()
 }
 

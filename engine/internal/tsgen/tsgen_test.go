@@ -357,3 +357,18 @@ func FuzzDeclarations(f *testing.F) {
 		}
 	})
 }
+
+// TestDeclaration: one tool's declaration is what Declarations writes for it
+// alone, less the input and console globals.
+func TestDeclaration(t *testing.T) {
+	tool := Tool{Name: "github.create_issue", Description: "Open an issue.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"title":{"type":"string"}},"required":["title"]}`)}
+	got := Declaration(tool)
+	want := "declare const tools: {\n  github: {\n    /** Open an issue. */\n    create_issue(args: { title: string }): Promise<unknown>;\n  };\n};\n"
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if all := Declarations([]Tool{tool}); !strings.HasPrefix(all, got) || !strings.Contains(all[len(got):], "declare const console") {
+		t.Errorf("Declarations = %q, want the declaration then the globals", all)
+	}
+}
