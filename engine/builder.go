@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"slices"
 	"sort"
 	"strings"
 
@@ -66,12 +67,13 @@ func (b *Builder) WithScriptRunner(r ScriptRunner) *Builder {
 }
 
 // Reserved names are the meta-tools an engine exposes itself; no tool may use them.
-var reserved = map[string]bool{MetaBatch: true, MetaExecuteCode: true}
+var reserved = map[string]bool{MetaBatch: true, MetaExecuteCode: true, MetaSearchTools: true}
 
 // Names of the meta-tools.
 const (
 	MetaBatch       = "batch"
 	MetaExecuteCode = "execute_code"
+	MetaSearchTools = "search_tools"
 )
 
 // Build validates every tool (name, schema, handler) and the configuration,
@@ -137,24 +139,40 @@ func (b *Builder) Build() (*Engine, error) {
 		return nil, (&Error{Code: CodeBadRequest, Message: strings.Join(msgs, "; "), cause: errors.Join(errs...)}).bounded()
 	}
 	sort.Strings(e.names)
+	for _, r := range e.tools {
+		e.setLimits(r)
+	}
+	search, err := e.newSearchTool()
+	if err != nil {
+		return nil, WrapError(CodeBadRequest, err)
+	}
+	e.search = search
+	e.scriptTools = e.names
+	if search != nil {
+		e.setLimits(search)
+		e.scriptTools = append(slices.Clone(e.names), MetaSearchTools)
+	}
 	meta, err := e.metaTools()
 	if err != nil {
 		return nil, WrapError(CodeBadRequest, err)
 	}
 	e.meta = meta
-	for name, r := range e.tools {
-		o := e.cfg.Tools[name]
-		r.timeout = e.cfg.Limits.CallTimeout.D()
-		if o.Timeout > 0 {
-			r.timeout = o.Timeout.D()
-		}
-		r.timeoutErr = Errorf(CodeTimeout, "%q did not finish within its timeout of %v", name, r.timeout)
-		r.maxResultChars = e.cfg.Limits.MaxResultChars
-		if o.MaxResultChars > 0 {
-			r.maxResultChars = o.MaxResultChars
-		}
-	}
 	return e, nil
+}
+
+// setLimits gives r its timeout and result cap: the configured limits, or
+// the tool's own overrides.
+func (e *Engine) setLimits(r *registered) {
+	o := e.cfg.Tools[r.Name]
+	r.timeout = e.cfg.Limits.CallTimeout.D()
+	if o.Timeout > 0 {
+		r.timeout = o.Timeout.D()
+	}
+	r.timeoutErr = Errorf(CodeTimeout, "%q did not finish within its timeout of %v", r.Name, r.timeout)
+	r.maxResultChars = e.cfg.Limits.MaxResultChars
+	if o.MaxResultChars > 0 {
+		r.maxResultChars = o.MaxResultChars
+	}
 }
 
 // originFrom is " from ORIGIN" for a tool's origin, or "".

@@ -149,13 +149,19 @@ func (c *call) approvalRequest(t *registered) ApprovalRequest {
 	return ApprovalRequest{CallID: c.id, ParentID: c.parentID, Tool: c.tool, Args: args, Annotations: t.Annotations}
 }
 
-// gated reports whether a call of t must be approved.
-func (e *Engine) gated(t *Tool) bool { return e.approver != nil && e.policy(t) }
+// gated reports whether a call of t must be approved. search_tools never is:
+// it reads only the engine's own tool list.
+func (e *Engine) gated(t *Tool) bool {
+	return e.approver != nil && t.Name != MetaSearchTools && e.policy(t)
+}
 
 // lookup finds a tool or explains why there is none.
 func (e *Engine) lookup(name string) (*registered, *Error) {
 	if t, ok := e.tools[name]; ok {
 		return t, nil
+	}
+	if name == MetaSearchTools && e.search != nil {
+		return e.search, nil
 	}
 	if reserved[name] {
 		return nil, Errorf(CodeRecursion, "%q cannot be called from inside a batch or script", name)

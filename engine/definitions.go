@@ -62,7 +62,7 @@ type AnthropicTool struct {
 }
 
 // Definitions is what a model is shown: every tool, then the meta-tools
-// (batch, execute_code). Meta-tool entries carry no Handler:
+// (batch, execute_code, search_tools). Meta-tool entries carry no Handler:
 // HandleToolCalls runs them.
 type Definitions struct {
 	Tools []Tool
@@ -110,7 +110,8 @@ func (e *Engine) metaTools() ([]Tool, error) {
 		Description: defs.ExecuteCodeDescription(code, e.Declarations()),
 		InputSchema: json.RawMessage(defs.ExecuteCodeSchema),
 		Annotations: Annotations{Title: "Run a script that calls the tools", OpenWorldHint: Bool(false)},
-	}}
+	}, e.search.Tool}
+	meta[2].Handler = nil
 	e.planNulls(Definitions{Tools: append(in, meta...)})
 	return meta, nil
 }
@@ -137,12 +138,13 @@ func (e *Engine) dropNulls(tool string, args json.RawMessage) json.RawMessage {
 }
 
 // Declarations returns the TypeScript declarations scripts see: the global
-// tools with every tool as an async method, input and console.
+// tools with every tool as an async method (search_tools among them, when
+// there are tools), input and console.
 func (e *Engine) Declarations() string {
-	list := make([]tsgen.Tool, len(e.names))
-	for i, n := range e.names {
-		t := e.tools[n]
-		list[i] = tsgen.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, OutputSchema: t.OutputSchema}
+	list := make([]tsgen.Tool, 0, len(e.scriptTools))
+	for _, n := range e.scriptTools {
+		t, _ := e.lookup(n)
+		list = append(list, tsgen.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, OutputSchema: t.OutputSchema})
 	}
 	return tsgen.Declarations(list)
 }

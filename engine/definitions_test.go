@@ -26,7 +26,7 @@ func whiteboardEngine(t testing.TB) *engine.Engine {
 func batchSchema(t *testing.T, e *engine.Engine) *jsonschema.Schema {
 	t.Helper()
 	defs := e.ToolDefinitions()
-	last := defs.Tools[len(defs.Tools)-2]
+	last := defs.Tools[len(defs.Tools)-3]
 	if last.Name != "batch" || last.Handler != nil {
 		t.Fatalf("definition %q, want the batch meta-tool", last.Name)
 	}
@@ -81,14 +81,15 @@ func TestDefinitionsExport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(mcp) != len(e.Tools())+2 || len(oa) != len(mcp) || len(an) != len(mcp) {
+	if len(mcp) != len(e.Tools())+3 || len(oa) != len(mcp) || len(an) != len(mcp) {
 		t.Fatalf("counts: %d tools, mcp %d, openai %d, anthropic %d", len(e.Tools()), len(mcp), len(oa), len(an))
 	}
 	names := map[string]bool{}
 	for i := range mcp {
 		names[mcp[i].Name+" "+oa[i].Function.Name+" "+an[i].Name] = true
 	}
-	if !names["board.getState board-getState board-getState"] || !names["batch batch batch"] || !names["execute_code execute_code execute_code"] {
+	if !names["board.getState board-getState board-getState"] || !names["batch batch batch"] || !names["execute_code execute_code execute_code"] ||
+		!names["search_tools search_tools search_tools"] {
 		t.Errorf("dotted names not mapped reversibly: %v", names)
 	}
 	if engine.CanonicalName(engine.WireName("a.b.c")) != "a.b.c" {
@@ -106,7 +107,7 @@ func TestDefinitionsExport(t *testing.T) {
 func TestExecuteCodeDefinition(t *testing.T) {
 	e := whiteboardEngine(t)
 	defs := e.ToolDefinitions()
-	last := defs.Tools[len(defs.Tools)-1]
+	last := defs.Tools[len(defs.Tools)-2]
 	if last.Name != "execute_code" || last.Handler != nil {
 		t.Fatalf("last definition is %q, want the execute_code meta-tool", last.Name)
 	}
@@ -123,15 +124,10 @@ func TestExecuteCodeDefinition(t *testing.T) {
 	}
 }
 
-// TestOnlyBuiltMetaToolsAreReserved: a name is reserved only for a meta-tool
-// the engine has, so "search_tools" (not built) is free for a tool.
-func TestOnlyBuiltMetaToolsAreReserved(t *testing.T) {
+// TestMetaToolNamesAreReserved: no tool may take a meta-tool's name.
+func TestMetaToolNamesAreReserved(t *testing.T) {
 	noop := func(context.Context, json.RawMessage) (json.RawMessage, error) { return nil, nil }
-	_, err := engine.NewBuilder().Add(engine.Tool{Name: "search_tools", InputSchema: json.RawMessage(`{"type":"object"}`), Handler: noop}).Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range []string{engine.MetaBatch, engine.MetaExecuteCode} {
+	for _, name := range []string{engine.MetaBatch, engine.MetaExecuteCode, engine.MetaSearchTools} {
 		if _, err := engine.NewBuilder().Add(engine.Tool{Name: name, InputSchema: json.RawMessage(`{"type":"object"}`), Handler: noop}).Build(); err == nil {
 			t.Errorf("a tool named %q was accepted", name)
 		}

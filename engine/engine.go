@@ -21,6 +21,10 @@ type Engine struct {
 	meta     []Tool                 // meta-tool definitions, built once
 	nulls    map[string]*defs.Nulls // where strict definitions made optional members nullable
 	runner   ScriptRunner
+	// search is the search_tools meta-tool, called like a tool; nil without tools.
+	search *registered
+	// scriptTools are the names scripts can call: the tools and search_tools.
+	scriptTools []string
 }
 
 // registered is a tool with what Build derived for it.

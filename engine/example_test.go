@@ -140,6 +140,7 @@ func ExampleEngine_ToolDefinitions() {
 	// function createNote
 	// function batch
 	// function execute_code
+	// function search_tools
 }
 
 // Errors are data with a code; errors.Is matches by code.

@@ -172,7 +172,7 @@ func (r *run) execute(ctx context.Context, req *ExecuteRequest, parentID, idPref
 			MaxMemoryBytes: lim.MaxMemoryBytes, MaxOutputChars: lim.MaxOutputChars,
 		},
 		Input: req.Input,
-		Tools: r.eng.names,
+		Tools: r.eng.scriptTools,
 		Host:  h,
 		OnLog: onLog,
 	}})

@@ -87,7 +87,7 @@ func (e *Engine) HandleToolCalls(ctx context.Context, calls []ToolCall) []ToolCa
 			if req, err = parseExecuteRequest(args); err == nil {
 				scripts[i] = &req
 			}
-		case reserved[name]:
+		case reserved[name] && !(name == MetaSearchTools && e.search != nil): // search_tools is a direct call
 			err = Errorf(CodeUnknownTool, "%q is not enabled on this engine", name)
 		default:
 			c := &call{id: tc.ID, parentID: r.id, tool: name, args: e.dropNulls(name, args)}

@@ -158,14 +158,14 @@ func TestTools(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	for _, name := range []string{"createStickyNote", "createShape", "createFrame", "createConnector", "moveObject", "resizeObject",
-		"updateText", "changeColor", "deleteObject", "getBoardState", "findObjects", "arrangeObjects", "batch", "execute_code"} {
+		"updateText", "changeColor", "deleteObject", "getBoardState", "findObjects", "arrangeObjects", "batch", "execute_code", "search_tools"} {
 		if !strings.Contains(out, "\n"+name+" ") {
 			t.Errorf("tools output lacks %s:\n%s", name, out)
 		}
 	}
 	out, _, code = cli(t, "", "tools", "--json")
 	var list struct{ Tools []engine.MCPTool } // an MCP tools/list result
-	if err := json.Unmarshal([]byte(out), &list); err != nil || code != 0 || len(list.Tools) != 14 {
+	if err := json.Unmarshal([]byte(out), &list); err != nil || code != 0 || len(list.Tools) != 15 {
 		t.Fatalf("tools --json: exit %d, %d tools, %v", code, len(list.Tools), err)
 	}
 	out, _, code = cli(t, "", "tools", "--ts")

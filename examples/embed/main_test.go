@@ -27,7 +27,7 @@ func TestRun(t *testing.T) {
   1 createStickyNote ok     {"id":"sticky-1","x":0,"y":0,"width":200,"height":200}
   2 deleteObject     denied call of "deleteObject" was denied: deleting is not allowed here
 script: success true, result "sticky-2", 2 tool calls
-model: 15 tools offered
+model: 16 tools offered
   call_1 weather: {"city":"Faro","celsius":21.5}
   call_2 execute_code: {"success":true,"result":2}
 board: {"objects":[{"id":"sticky-1","type":"sticky","x":0,"y":0,"width":200,"height":200,"text":"Lisbon","color":"yellow"},{"id":"sticky-2","type":"sticky","x":220,"y":0,"width":200,"height":200,"text":"Porto: 21.5 °C","color":"yellow"}]}

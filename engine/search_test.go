@@ -1,0 +1,198 @@
+package engine_test
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/codemode-dev/codemode/engine"
+	"github.com/google/go-cmp/cmp"
+)
+
+// searchEngine has tools whose names, descriptions and parameters share
+// words in different places, to rank.
+func searchEngine(t *testing.T, opts ...func(*engine.Builder)) *engine.Engine {
+	t.Helper()
+	noop := func(context.Context, json.RawMessage) (json.RawMessage, error) { return json.RawMessage(`{}`), nil }
+	tool := func(name, desc string, params ...string) engine.Tool {
+		props := map[string]any{}
+		for _, p := range params {
+			props[p] = map[string]any{"type": "string"}
+		}
+		schema, _ := json.Marshal(map[string]any{"type": "object", "properties": props})
+		return engine.Tool{Name: name, Description: desc, InputSchema: schema, Handler: noop}
+	}
+	b := engine.NewBuilder().Add(
+		tool("github.create_issue", "Open a new issue in a repository.", "title", "body", "repo"),
+		tool("github.list_issues", "List the issues of a repository.", "repo", "state"),
+		tool("tracker.comment", "Add a comment to an issue.", "issueId", "text"),
+		tool("tracker.link", "Link two tickets.", "fromTicket", "toTicket"),
+		tool("notes.createNote", "Create a note.", "text"),
+		tool("board.pin", "Pin a note to the board.", "x", "y"),
+	)
+	for _, o := range opts {
+		o(b)
+	}
+	e, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// searchNames calls search_tools as a native tool call and returns the
+// names found, or the error's code.
+func searchNames(t *testing.T, e *engine.Engine, args string) []string {
+	t.Helper()
+	res := e.HandleToolCalls(context.Background(), []engine.ToolCall{{ID: "s", Name: "search_tools", Arguments: json.RawMessage(args)}})
+	if res[0].IsError {
+		return []string{"error:" + string(res[0].Error.Code)}
+	}
+	var out engine.SearchResult
+	if err := json.Unmarshal(res[0].Content, &out); err != nil {
+		t.Fatalf("%s: %v", res[0].Content, err)
+	}
+	names := []string{}
+	for _, h := range out.Tools {
+		names = append(names, h.Name)
+	}
+	return names
+}
+
+func TestSearchToolsRanking(t *testing.T) {
+	e := searchEngine(t)
+	for _, tc := range []struct {
+		name, args string
+		want       []string
+	}{
+		// Both words in the name, one in the name, one in a parameter
+		// (issueId), a prefix of a name word (issues).
+		{"name hits first", `{"query":"create issue"}`, []string{"github.create_issue", "notes.createNote", "tracker.comment", "github.list_issues"}},
+		{"name beats description", `{"query":"note"}`, []string{"notes.createNote", "board.pin"}},
+		{"exact name beats everything", `{"query":"github.list_issues"}`, []string{"github.list_issues", "github.create_issue"}},
+		{"wire name", `{"query":"tracker-link"}`, []string{"tracker.link", "tracker.comment"}},
+		{"parameter names", `{"query":"ticket"}`, []string{"tracker.link"}},
+		{"namespace", `{"query":"tracker"}`, []string{"tracker.comment", "tracker.link"}},
+		{"ties by name", `{"query":"repository"}`, []string{"github.create_issue", "github.list_issues"}},
+		{"camelCase and snake_case query", `{"query":"createIssue"}`, []string{"github.create_issue", "notes.createNote", "tracker.comment", "github.list_issues"}},
+		{"limit", `{"query":"issue","limit":2}`, []string{"github.create_issue", "tracker.comment"}},
+		{"no match", `{"query":"weather"}`, []string{}},
+		{"empty query", `{"query":""}`, []string{"error:bad_request"}},
+		{"only stop words", `{"query":" the an "}`, []string{"error:bad_request"}},
+		{"no query", `{}`, []string{"error:invalid_args"}},
+		{"limit out of range", `{"query":"issue","limit":1000}`, []string{"error:invalid_args"}},
+	} {
+		if diff := cmp.Diff(tc.want, searchNames(t, e, tc.args)); diff != "" {
+			t.Errorf("%s: %s (-want +got):\n%s", tc.name, tc.args, diff)
+		}
+	}
+}
+
+// TestSearchToolsDeclaration: each hit carries the tool's TypeScript
+// declaration, nested under its namespace as a script calls it.
+func TestSearchToolsDeclaration(t *testing.T) {
+	e := searchEngine(t)
+	res := e.HandleToolCalls(context.Background(), []engine.ToolCall{{ID: "s", Name: "search_tools", Arguments: json.RawMessage(`{"query":"create_issue","limit":1}`)}})
+	var out engine.SearchResult
+	if err := json.Unmarshal(res[0].Content, &out); err != nil || len(out.Tools) != 1 {
+		t.Fatalf("%s: %v", res[0].Content, err)
+	}
+	h := out.Tools[0]
+	if h.Name != "github.create_issue" || h.Description != "Open a new issue in a repository." {
+		t.Errorf("hit = %+v", h)
+	}
+	for _, want := range []string{"declare const tools: {", "  github: {", "create_issue(args?: {", "repo?: string"} {
+		if !strings.Contains(h.Declaration, want) {
+			t.Errorf("declaration lacks %q:\n%s", want, h.Declaration)
+		}
+	}
+	if strings.Contains(h.Declaration, "list_issues") || strings.Contains(h.Declaration, "declare const console") {
+		t.Errorf("declaration holds more than the tool:\n%s", h.Declaration)
+	}
+}
+
+// TestSearchToolsFromScript: scripts call tools.search_tools like a tool; the
+// call is in the trace and counts against maxToolCalls.
+func TestSearchToolsFromScript(t *testing.T) {
+	e := searchEngine(t)
+	res := script(t, e, `const r = await tools.search_tools({query: "ticket"}); return r.tools.map(t => t.name);`)
+	if !res.Success {
+		t.Fatalf("failed: %+v", res.Error)
+	}
+	if diff := cmp.Diff(`["tracker.link"]`, string(res.Result)); diff != "" {
+		t.Errorf("result (-want +got):\n%s", diff)
+	}
+	if len(res.Calls) != 1 || res.Calls[0].Tool != "search_tools" || !res.Calls[0].Success {
+		t.Errorf("calls = %+v", res.Calls)
+	}
+	one := execute(t, e, engine.ExecuteRequest{Code: `await tools.search_tools({query: "a b"}); await tools.search_tools({query: "issue"});`,
+		Limits: &engine.ScriptLimits{MaxToolCalls: 1}})
+	if one.Success || one.Error.Code != engine.CodeLimitExceeded {
+		t.Errorf("two searches under maxToolCalls 1: %+v", one.Error)
+	}
+	if !strings.Contains(e.Declarations(), "search_tools(args: {") {
+		t.Errorf("declarations lack search_tools:\n%s", e.Declarations())
+	}
+}
+
+// TestHostileSearchToolsNeedsNoApproval: a policy gating every call does not
+// put search_tools, which reads only the engine's tool list, to the Approver.
+func TestHostileSearchToolsNeedsNoApproval(t *testing.T) {
+	asked := 0
+	e := searchEngine(t, func(b *engine.Builder) {
+		b.WithApprovalPolicy(func(*engine.Tool) bool { return true })
+		b.WithApprover(engine.ApproverFunc(func(_ context.Context, reqs []engine.ApprovalRequest) ([]engine.Decision, error) {
+			asked += len(reqs)
+			return make([]engine.Decision, len(reqs)), nil // deny
+		}))
+	})
+	if diff := cmp.Diff([]string{"tracker.link"}, searchNames(t, e, `{"query":"ticket"}`)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if res := script(t, e, `return (await tools.search_tools({query: "ticket"})).tools.length`); !res.Success || string(res.Result) != "1" {
+		t.Errorf("from a script: %+v %s", res.Error, res.Result)
+	}
+	if asked != 0 {
+		t.Errorf("the Approver was asked about %d calls", asked)
+	}
+}
+
+// TestHostileSearchToolsHugeQuery: a query of a megabyte of words is cut,
+// not searched word by word.
+func TestHostileSearchToolsHugeQuery(t *testing.T) {
+	e := searchEngine(t)
+	q, _ := json.Marshal(map[string]any{"query": strings.Repeat("issueX ", 150_000) + "ticket"})
+	got := searchNames(t, e, string(q))
+	if len(got) == 0 || strings.HasPrefix(got[0], "error:") || slices.Contains(got, "tracker.link") {
+		t.Errorf("want the hits of the query's first words only: %v", got)
+	}
+}
+
+// TestSearchToolsInBatch: search_tools reads only the tool list, so a batch
+// may run it like a tool, while batch and execute_code stay recursion.
+func TestSearchToolsInBatch(t *testing.T) {
+	e := searchEngine(t)
+	res := e.HandleToolCalls(context.Background(), []engine.ToolCall{{ID: "b", Name: "batch", Arguments: json.RawMessage(
+		`{"operations":[{"tool":"search_tools","args":{"query":"ticket"}},{"tool":"execute_code","args":{"code":"1"}}]}`)}})
+	var br engine.BatchResult
+	if err := json.Unmarshal(res[0].Content, &br); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"ok", "recursion"}, codes(&br)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestSearchToolsNotOnAnEngineWithoutTools: an engine without tools has no
+// meta-tools, search_tools included.
+func TestSearchToolsNotOnAnEngineWithoutTools(t *testing.T) {
+	e, err := engine.NewBuilder().Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"error:unknown_tool"}, searchNames(t, e, `{"query":"x"}`)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
