@@ -46,6 +46,11 @@ type ScriptLimits struct {
 	MaxCodeBytes   int      `json:"maxCodeBytes,omitempty"`   // size of the code
 	MaxMemoryBytes int64    `json:"maxMemoryBytes,omitempty"` // heap growth the script may cause
 	MaxCallDepth   int      `json:"maxCallDepth,omitempty"`   // JavaScript call-stack frames
+	// MaxDeclarationChars bounds the tools' TypeScript declarations in the
+	// execute_code description; over it, the description names the
+	// namespaces and tools and points to search_tools instead. A setting of
+	// the definitions, not a limit a request may give.
+	MaxDeclarationChars int `json:"maxDeclarationChars,omitempty"`
 }
 
 // Config is the engine's configuration: limits, per-tool overrides and the
@@ -86,6 +91,8 @@ const (
 	DefaultScriptMaxCodeBytes   = js.DefaultMaxCodeBytes
 	DefaultScriptMaxMemoryBytes = js.DefaultMaxMemoryBytes
 	DefaultScriptMaxCallDepth   = js.DefaultMaxCallDepth
+	// About 10,000 tokens: the whiteboard's 13 tools declare in about 11,000.
+	DefaultScriptMaxDeclarationChars = 40_000
 )
 
 // DefaultConfig returns the defaults: every limit set to its Default… constant.
@@ -107,6 +114,8 @@ func DefaultConfig() Config {
 			MaxCodeBytes:   DefaultScriptMaxCodeBytes,
 			MaxMemoryBytes: DefaultScriptMaxMemoryBytes,
 			MaxCallDepth:   DefaultScriptMaxCallDepth,
+
+			MaxDeclarationChars: DefaultScriptMaxDeclarationChars,
 		},
 		ApprovalTimeout: Duration(DefaultApprovalTimeout),
 	}
@@ -130,6 +139,7 @@ func (c Config) withDefaults() Config {
 	fill(&sl.MaxCodeBytes, ds.MaxCodeBytes)
 	fill(&sl.MaxMemoryBytes, ds.MaxMemoryBytes)
 	fill(&sl.MaxCallDepth, ds.MaxCallDepth)
+	fill(&sl.MaxDeclarationChars, ds.MaxDeclarationChars)
 	fill(&c.ApprovalTimeout, d.ApprovalTimeout)
 	return c
 }
@@ -154,6 +164,7 @@ func (c *Config) problems(p *strictjson.Problems) {
 	positive(p, "limits.maxResultChars", l.MaxResultChars)
 	positive(p, "limits.maxAggregateChars", l.MaxAggregateChars)
 	c.Script.problems(p, "script")
+	positive(p, "script.maxDeclarationChars", c.Script.MaxDeclarationChars)
 	positive(p, "approvalTimeout", c.ApprovalTimeout)
 	for _, name := range slices.Sorted(maps.Keys(c.Tools)) {
 		t, at := c.Tools[name], strictjson.Member("tools", name)

@@ -100,6 +100,13 @@ func (e *Engine) metaTools() ([]Tool, error) {
 		TimeoutSeconds: e.cfg.Script.Timeout.D().Seconds(),
 		MaxOutputChars: e.cfg.Script.MaxOutputChars,
 	}
+	// Over the budget, the declarations would crowd the model's context:
+	// the description names the tools, and search_tools declares them.
+	decls, budget := e.Declarations(), e.cfg.Script.MaxDeclarationChars
+	codeDesc := defs.ExecuteCodeDescription(code, decls)
+	if len(decls) > budget {
+		codeDesc = defs.ExecuteCodeIndexDescription(code, e.names, MetaSearchTools, tsgen.Declaration(tsTool(e.search.Tool)), budget)
+	}
 	meta := []Tool{{
 		Name:        MetaBatch,
 		Description: defs.BatchDescription(opt),
@@ -107,7 +114,7 @@ func (e *Engine) metaTools() ([]Tool, error) {
 		Annotations: Annotations{Title: "Batch of tool calls", OpenWorldHint: Bool(false)},
 	}, {
 		Name:        MetaExecuteCode,
-		Description: defs.ExecuteCodeDescription(code, e.Declarations()),
+		Description: codeDesc,
 		InputSchema: json.RawMessage(defs.ExecuteCodeSchema),
 		Annotations: Annotations{Title: "Run a script that calls the tools", OpenWorldHint: Bool(false)},
 	}, e.search.Tool}
@@ -144,9 +151,13 @@ func (e *Engine) Declarations() string {
 	list := make([]tsgen.Tool, 0, len(e.scriptTools))
 	for _, n := range e.scriptTools {
 		t, _ := e.lookup(n)
-		list = append(list, tsgen.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, OutputSchema: t.OutputSchema})
+		list = append(list, tsTool(t.Tool))
 	}
 	return tsgen.Declarations(list)
+}
+
+func tsTool(t Tool) tsgen.Tool {
+	return tsgen.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, OutputSchema: t.OutputSchema}
 }
 
 func toDef(t Tool) defs.Tool {

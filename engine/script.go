@@ -111,6 +111,9 @@ func (req *ExecuteRequest) problems(p *strictjson.Problems) {
 	positive(p, "timeout", req.Timeout)
 	if req.Limits != nil {
 		req.Limits.problems(p, "limits")
+		if req.Limits.MaxDeclarationChars != 0 {
+			p.Addf("limits.maxDeclarationChars", "a setting of the engine's tool definitions, not a limit a request can give")
+		}
 	}
 }
 

@@ -3,6 +3,8 @@ package engine_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -194,5 +196,75 @@ func TestSearchToolsNotOnAnEngineWithoutTools(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"error:unknown_tool"}, searchNames(t, e, `{"query":"x"}`)); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// executeCodeDescription is the execute_code meta-tool's description.
+func executeCodeDescription(t *testing.T, e *engine.Engine) string {
+	t.Helper()
+	for _, d := range e.ToolDefinitions().Tools {
+		if d.Name == engine.MetaExecuteCode {
+			return d.Description
+		}
+	}
+	t.Fatal("no execute_code definition")
+	return ""
+}
+
+// TestExecuteCodeDescriptionBudget: under script.maxDeclarationChars the
+// execute_code description declares every tool; over it, it names the
+// namespaces (with counts) and the other tools, and declares search_tools.
+func TestExecuteCodeDescriptionBudget(t *testing.T) {
+	under := executeCodeDescription(t, whiteboardEngine(t))
+	if !strings.Contains(under, "createStickyNote(args: {") || strings.Contains(under, "too many to declare") {
+		t.Errorf("the whiteboard's tools are not declared under the default budget:\n%s", under)
+	}
+	over := executeCodeDescription(t, searchEngine(t, func(b *engine.Builder) {
+		b.WithConfig(engine.Config{Script: engine.ScriptLimits{MaxDeclarationChars: 200}})
+	}))
+	for _, want := range []string{
+		"Tools: 6, too many to declare here.",
+		`await tools.search_tools({query: "keywords"})`,
+		"search_tools(args: {",
+		"Namespaces (tools.NAMESPACE.tool): board (1), github (2), notes (1), tracker (2)",
+		"Promise.all", // the rules stay
+	} {
+		if !strings.Contains(over, want) {
+			t.Errorf("over the budget, the description lacks %q:\n%s", want, over)
+		}
+	}
+	if strings.Contains(over, "create_issue(args") {
+		t.Errorf("over the budget, the description still declares the tools:\n%s", over)
+	}
+}
+
+// TestHostileExecuteCodeDescriptionManyTools: the list that replaces the
+// declarations keeps to the budget too, ending in "and N more".
+func TestHostileExecuteCodeDescriptionManyTools(t *testing.T) {
+	noop := func(context.Context, json.RawMessage) (json.RawMessage, error) { return nil, nil }
+	b := engine.NewBuilder().WithConfig(engine.Config{Script: engine.ScriptLimits{MaxDeclarationChars: 1000}})
+	for i := range 2000 {
+		b.Add(engine.Tool{Name: fmt.Sprintf("tool_%04d", i), InputSchema: json.RawMessage(`{"type":"object"}`), Handler: noop})
+	}
+	e, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := executeCodeDescription(t, e)
+	if !strings.Contains(d, "Other tools: tool_0000, tool_0001") || !strings.Contains(d, " more") || len(d) > 5000 {
+		t.Errorf("description of %d characters:\n%s", len(d), d)
+	}
+}
+
+// TestMaxDeclarationCharsIsNoRequestLimit: a script request cannot give the
+// definitions' budget; a config cannot set it to 0.
+func TestMaxDeclarationCharsIsNoRequestLimit(t *testing.T) {
+	e := searchEngine(t)
+	_, err := e.Execute(context.Background(), engine.ExecuteRequest{Code: "return 1", Limits: &engine.ScriptLimits{MaxDeclarationChars: 10}})
+	if !errors.Is(err, engine.ErrBadRequest) || !strings.Contains(err.Error(), "limits.maxDeclarationChars") {
+		t.Errorf("err = %v", err)
+	}
+	if _, err := engine.ParseConfig([]byte(`{"script":{"maxDeclarationChars":0}}`)); err == nil || !strings.Contains(err.Error(), "script.maxDeclarationChars") {
+		t.Errorf("maxDeclarationChars 0: err = %v", err)
 	}
 }

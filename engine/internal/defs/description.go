@@ -34,6 +34,73 @@ type ExecuteCodeOptions struct {
 // declarations, which are most of its length.
 func ExecuteCodeDescription(opt ExecuteCodeOptions, declarations string) string {
 	var b strings.Builder
+	writeExecuteCodeRules(&b, opt)
+	b.WriteString("Tools:\n```ts\n")
+	b.WriteString(declarations)
+	b.WriteString("```")
+	return b.String()
+}
+
+// ExecuteCodeIndexDescription is the execute_code description for a tool
+// set whose declarations are over the budget: instead of them, it names the
+// tools' namespaces (with counts) and the tools outside a namespace, within
+// about maxChars characters, and tells the model to look declarations up
+// with search, whose own declaration it carries.
+func ExecuteCodeIndexDescription(opt ExecuteCodeOptions, names []string, search, searchDeclaration string, maxChars int) string {
+	var b strings.Builder
+	writeExecuteCodeRules(&b, opt)
+	fmt.Fprintf(&b, "Tools: %d, too many to declare here. Find the ones you need with `await tools.%s({query: \"keywords\"})`, "+
+		"which returns the best matches with their TypeScript declarations, then call them. Declaration:\n```ts\n", len(names), search)
+	b.WriteString(searchDeclaration)
+	b.WriteString("```\n")
+	counts := map[string]int{}
+	var spaces, top []string
+	for _, n := range names {
+		ns, _, dotted := strings.Cut(n, ".")
+		if !dotted {
+			top = append(top, n)
+			continue
+		}
+		if counts[ns] == 0 {
+			spaces = append(spaces, ns)
+		}
+		counts[ns]++
+	}
+	budget := maxChars
+	if len(spaces) > 0 {
+		b.WriteString("Namespaces (tools.NAMESPACE.tool): ")
+		budget = writeList(&b, spaces, func(ns string) string { return fmt.Sprintf("%s (%d)", ns, counts[ns]) }, budget)
+		b.WriteString("\n")
+	}
+	if len(top) > 0 {
+		b.WriteString("Other tools: ")
+		writeList(&b, top, func(n string) string { return n }, budget)
+		b.WriteString("\n")
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// writeList writes items comma-separated while they fit budget characters,
+// then "and N more"; it returns the budget left.
+func writeList(b *strings.Builder, items []string, show func(string) string, budget int) int {
+	for i, it := range items {
+		s := show(it)
+		if len(s) > budget {
+			fmt.Fprintf(b, "and %d more", len(items)-i)
+			return 0
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(s)
+		budget -= len(s) + 2
+	}
+	return budget
+}
+
+// writeExecuteCodeRules writes the part of execute_code's description that
+// is the same whether the tools are declared or only named.
+func writeExecuteCodeRules(b *strings.Builder, opt ExecuteCodeOptions) {
 	b.WriteString("Run a JavaScript or TypeScript program that calls the tools below as async functions, all in one step. Prefer it over single calls when results feed later calls, when you need loops or conditions, or to fan out with Promise.all.\n\n")
 	b.WriteString("The code is the body of an async function: await every tool call and `return` the value you want back (it must be JSON-serializable). ")
 	b.WriteString(`Call tools as tools.name(args) (dotted names nest: tools.board.getState(), or tools["board.getState"]). `)
@@ -41,17 +108,13 @@ func ExecuteCodeDescription(opt ExecuteCodeOptions, declarations string) string 
 	b.WriteString("A failed call throws an Error with .code and .message; unknown_tool errors carry .suggestions (the likely intended names), invalid_args errors carry .details (each violated field with its path). Catch them to recover, or let them end the script. ")
 	b.WriteString("There is no require, import, fetch, timers, eval or file system.")
 	if opt.MaxToolCalls > 0 {
-		fmt.Fprintf(&b, " Limits: %d tool calls, %gs", opt.MaxToolCalls, opt.TimeoutSeconds)
+		fmt.Fprintf(b, " Limits: %d tool calls, %gs", opt.MaxToolCalls, opt.TimeoutSeconds)
 		if opt.MaxOutputChars > 0 {
-			fmt.Fprintf(&b, ", %d characters of result and logs", opt.MaxOutputChars)
+			fmt.Fprintf(b, ", %d characters of result and logs", opt.MaxOutputChars)
 		}
 		b.WriteString(".")
 	}
 	b.WriteString("\n\nReturns {success, result, logs, error}; error has code, message and the line and column in your code.\n\n")
-	b.WriteString("Tools:\n```ts\n")
-	b.WriteString(declarations)
-	b.WriteString("```")
-	return b.String()
 }
 
 // ExecuteCodeSchema is the input schema of the execute_code meta-tool.
