@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -23,10 +24,10 @@ const (
 	maxSearchLimit     = 20
 )
 
-const searchToolsSchema = `{"type":"object","properties":{` +
-	`"query":{"type":"string","description":"Keywords: words of the tool's name, namespace, description or parameter names."},` +
-	`"limit":{"type":"integer","minimum":1,"maximum":20,"default":5,"description":"Most tools to return."}},` +
-	`"required":["query"],"additionalProperties":false}`
+var searchToolsSchema = fmt.Sprintf(`{"type":"object","properties":{`+
+	`"query":{"type":"string","description":"Keywords: words of the tool's name, namespace, description or parameter names."},`+
+	`"limit":{"type":"integer","minimum":1,"maximum":%d,"default":%d,"description":"Most tools to return."}},`+
+	`"required":["query"],"additionalProperties":false}`, maxSearchLimit, defaultSearchLimit)
 
 const searchToolsDescription = "Find tools by keywords in their names, namespaces, descriptions and parameter names. " +
 	"Returns {tools: [{name, description, declaration}]}, best match first; declaration is the tool's TypeScript declaration " +
