@@ -72,7 +72,8 @@ func Run(ctx context.Context, cfg Config, scenarios []Scenario) (*Report, error)
 }
 
 // toolsFor is the tool list strategy s shows the model, in OpenAI's format:
-// every tool but the meta-tools (per-call), or one meta-tool.
+// every tool but the meta-tools (per-call: the classic loop, no search
+// either), or one meta-tool (a script can still call search_tools).
 func toolsFor(eng *engine.Engine, s Strategy) ([]engine.OpenAITool, error) {
 	all, err := eng.ToolDefinitions().OpenAI()
 	if err != nil {
@@ -85,7 +86,7 @@ func toolsFor(eng *engine.Engine, s Strategy) ([]engine.OpenAITool, error) {
 		case Code:
 			return name == engine.MetaExecuteCode
 		default:
-			return name != engine.MetaBatch && name != engine.MetaExecuteCode
+			return name != engine.MetaBatch && name != engine.MetaExecuteCode && name != engine.MetaSearchTools
 		}
 	}
 	var out []engine.OpenAITool
