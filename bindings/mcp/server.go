@@ -1,0 +1,122 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"sync/atomic"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/codemode-dev/codemode/engine"
+)
+
+// Expose values for ServerOptions.Expose.
+const (
+	// ExposeAll lists every tool and meta-tool of the engine.
+	ExposeAll = "all"
+	// ExposeCode lists only execute_code and search_tools, so a host's
+	// prompt stays small however many tools the scripts can call.
+	ExposeCode = "code"
+)
+
+// searchTools is the name of the tool-search meta-tool. It is matched by
+// name so that --expose code lists it on engines that have it.
+const searchTools = "search_tools"
+
+// ServerOptions configures NewServer.
+type ServerOptions struct {
+	// Expose is ExposeAll (the default when empty) or ExposeCode.
+	Expose string
+	// Version is reported to clients as the server's version.
+	Version string
+}
+
+// NewServer returns an MCP server listing eng's tools and meta-tools
+// (Engine.ToolDefinitions) and running each tools/call as one native call
+// through Engine.HandleToolCalls, so batches, scripts, validation, approvals
+// and events behave exactly as in every other front end.
+//
+// Progress notifications and approvals by elicitation need hooks on the
+// engine itself: build it with ProgressObserver and Approver (see their
+// docs). Without them the server still works; calls just report no
+// progress and use the engine's own approval set-up.
+func NewServer(eng *engine.Engine, opts ServerOptions) (*sdk.Server, error) {
+	switch opts.Expose {
+	case "":
+		opts.Expose = ExposeAll
+	case ExposeAll, ExposeCode:
+	default:
+		return nil, fmt.Errorf("expose %q: want %q or %q", opts.Expose, ExposeAll, ExposeCode)
+	}
+	version := opts.Version
+	if version == "" {
+		version = "dev"
+	}
+	srv := sdk.NewServer(&sdk.Implementation{Name: "codemode", Version: version}, nil)
+	h := &toolHandler{eng: eng}
+	for _, def := range eng.ToolDefinitions().MCP() {
+		if opts.Expose == ExposeCode && def.Name != engine.MetaExecuteCode && def.Name != searchTools {
+			continue
+		}
+		t, err := sdkTool(def)
+		if err != nil {
+			return nil, err
+		}
+		srv.AddTool(t, h.handle)
+	}
+	return srv, nil
+}
+
+// sdkTool turns the engine's MCP definition into the SDK's, schemas kept
+// raw: the SDK must not re-derive or re-validate them.
+func sdkTool(def engine.MCPTool) (*sdk.Tool, error) {
+	t := &sdk.Tool{Name: def.Name, Description: def.Description, InputSchema: def.InputSchema}
+	if len(def.OutputSchema) > 0 {
+		t.OutputSchema = def.OutputSchema
+	}
+	if len(def.Annotations) > 0 {
+		t.Annotations = new(sdk.ToolAnnotations)
+		if err := json.Unmarshal(def.Annotations, t.Annotations); err != nil {
+			return nil, fmt.Errorf("tool %s: annotations: %w", def.Name, err)
+		}
+	}
+	return t, nil
+}
+
+// toolHandler runs tools/call requests on one engine.
+type toolHandler struct {
+	eng   *engine.Engine
+	calls atomic.Uint64 // call ids, unique within the server
+}
+
+// handle runs one tools/call. Every failure of the call itself — unknown
+// tool, bad arguments, a tool's error — is a tool result with isError and
+// the engine's error object, never a protocol error: a model reads it and
+// can correct itself.
+func (h *toolHandler) handle(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+	ctx = withSession(ctx, req)
+	call := engine.ToolCall{
+		ID:        "mcp_" + strconv.FormatUint(h.calls.Add(1), 10),
+		Name:      req.Params.Name,
+		Arguments: req.Params.Arguments,
+	}
+	res := h.eng.HandleToolCalls(ctx, []engine.ToolCall{call})[0]
+	return toolResult(res), nil
+}
+
+// toolResult renders an engine result for MCP: the JSON as structured
+// content and the same JSON as text, for clients that read only text. For
+// execute_code the JSON is the script's model-facing rendering, never its
+// host trace.
+func toolResult(res engine.ToolCallResult) *sdk.CallToolResult {
+	out := &sdk.CallToolResult{
+		Content: []sdk.Content{&sdk.TextContent{Text: string(res.Content)}},
+		IsError: res.IsError,
+	}
+	if json.Valid(res.Content) {
+		out.StructuredContent = res.Content
+	}
+	return out
+}

@@ -1,0 +1,154 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/codemode-dev/codemode/engine"
+)
+
+// The engine's Observer and Approver are fixed when it is built, but
+// progress and elicitation belong to one MCP request. The request's
+// session and progress token travel on the call's context, which the
+// engine hands to observers and approvers; the hooks below find them there.
+
+type sessionKey struct{}
+
+// requestSession is what a tools/call request lends its engine run.
+type requestSession struct {
+	session *sdk.ServerSession
+	token   any // the client's progress token; nil when it asked for none
+
+	mu   sync.Mutex // keeps progress values increasing in the order sent
+	done int
+}
+
+func withSession(ctx context.Context, req *sdk.CallToolRequest) context.Context {
+	if req.Session == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, sessionKey{}, &requestSession{session: req.Session, token: req.Params.GetProgressToken()})
+}
+
+func sessionFrom(ctx context.Context) *requestSession {
+	s, _ := ctx.Value(sessionKey{}).(*requestSession)
+	return s
+}
+
+// ProgressObserver returns an engine Observer that sends the MCP client a
+// progress notification each time a tool call of its request finishes —
+// a direct call, a batch operation or a script's call — when the client
+// sent a progress token. Events of runs not started by the MCP server are
+// ignored, so the observer may sit beside others on a shared engine.
+//
+// A notification is written before the run goes on: a client that stops
+// reading its transport slows its own request, and its request only.
+func ProgressObserver() engine.Observer {
+	return engine.ObserverFunc(func(ctx context.Context, ev engine.Event) {
+		if ev.Type != engine.EventToolCallEnd {
+			return
+		}
+		s := sessionFrom(ctx)
+		if s == nil || s.token == nil {
+			return
+		}
+		status := "ok"
+		if !ev.Success {
+			status = "failed"
+			if ev.Error != nil {
+				status = string(ev.Error.Code)
+			}
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.done++
+		_ = s.session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{
+			ProgressToken: s.token,
+			Progress:      float64(s.done),
+			Message:       fmt.Sprintf("%s: %s", ev.Tool, status),
+		}) // a lost notification must not fail the call
+	})
+}
+
+// Approver returns an engine Approver that asks the MCP client's user
+// through elicitation when the client supports it on a protocol version
+// before 2026-07-28 (see multiRoundTripVersion), and otherwise (or for runs
+// the MCP server did not start) defers to fallback; a nil fallback
+// approves, as an engine without an Approver would.
+//
+// One elicitation covers a set (see engine.Approver): the message lists
+// its calls and the user accepts or refuses them together. Declining,
+// cancelling or a failed elicitation denies the set with that reason.
+func Approver(fallback engine.Approver) engine.Approver {
+	return engine.ApproverFunc(func(ctx context.Context, reqs []engine.ApprovalRequest) ([]engine.Decision, error) {
+		s := sessionFrom(ctx)
+		if s == nil || !canElicit(s.session) {
+			if fallback == nil {
+				return decide(len(reqs), engine.Decision{Approved: true}), nil
+			}
+			return fallback.Approve(ctx, reqs)
+		}
+		res, err := s.session.Elicit(ctx, &sdk.ElicitParams{
+			Mode:            "form",
+			Message:         approvalMessage(reqs),
+			RequestedSchema: json.RawMessage(approveSchema),
+		})
+		if err != nil {
+			return nil, fmt.Errorf("asking the MCP client: %w", err)
+		}
+		if res.Action != "accept" {
+			return decide(len(reqs), engine.Decision{Reason: "the user chose " + res.Action}), nil
+		}
+		if ok, _ := res.Content["approve"].(bool); !ok {
+			return decide(len(reqs), engine.Decision{Reason: "the user did not approve"}), nil
+		}
+		return decide(len(reqs), engine.Decision{Approved: true}), nil
+	})
+}
+
+// approveSchema is the form shown to the user: one checkbox.
+const approveSchema = `{"type":"object","properties":{"approve":{"type":"boolean","title":"Approve",` +
+	`"description":"Run these tool calls"}},"required":["approve"]}`
+
+// multiRoundTripVersion is the first MCP protocol version that forbids a
+// server's own elicitation requests while it serves a tools/call (SEP-2322):
+// the call must instead end with input requests and be sent again, which an
+// engine run — a script asks mid-run — cannot do.
+const multiRoundTripVersion = "2026-07-28"
+
+// canElicit reports whether the session's client takes elicitation
+// requests in the middle of a tools/call.
+func canElicit(s *sdk.ServerSession) bool {
+	p := s.InitializeParams()
+	return p != nil && p.Capabilities != nil && p.Capabilities.Elicitation != nil &&
+		p.ProtocolVersion < multiRoundTripVersion // dates in ISO form order as strings
+}
+
+func decide(n int, d engine.Decision) []engine.Decision {
+	out := make([]engine.Decision, n)
+	for i := range out {
+		out[i] = d
+	}
+	return out
+}
+
+// approvalMessage lists the calls of a set, each with its arguments cut
+// short: the user needs to recognise the call, not read a document.
+func approvalMessage(reqs []engine.ApprovalRequest) string {
+	const maxArgs = 300
+	var b strings.Builder
+	fmt.Fprintf(&b, "Allow %d tool call(s)?", len(reqs))
+	for _, r := range reqs {
+		args := string(r.Args)
+		if len(args) > maxArgs {
+			args = strings.ToValidUTF8(args[:maxArgs], "") + "…"
+		}
+		fmt.Fprintf(&b, "\n- %s %s", r.Tool, args)
+	}
+	return b.String()
+}
