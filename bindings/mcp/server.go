@@ -31,6 +31,11 @@ type ServerOptions struct {
 	Expose string
 	// Version is reported to clients as the server's version.
 	Version string
+	// Done, when closed, cancels the calls under way (their results say
+	// canceled). Without it a server asked to stop (its Run's context
+	// canceled) waits for them: the SDK's sessions wait for their calls'
+	// handlers when they close, and do not cancel them.
+	Done <-chan struct{}
 }
 
 // NewServer returns an MCP server listing eng's tools and meta-tools
@@ -55,7 +60,7 @@ func NewServer(eng *engine.Engine, opts ServerOptions) (*sdk.Server, error) {
 		version = "dev"
 	}
 	srv := sdk.NewServer(&sdk.Implementation{Name: "codemode", Version: version}, nil)
-	h := &toolHandler{eng: eng}
+	h := &toolHandler{eng: eng, done: opts.Done}
 	for _, def := range eng.ToolDefinitions().MCP() {
 		if opts.Expose == ExposeCode && def.Name != engine.MetaExecuteCode && def.Name != searchTools {
 			continue
@@ -88,6 +93,7 @@ func sdkTool(def engine.MCPTool) (*sdk.Tool, error) {
 // toolHandler runs tools/call requests on one engine.
 type toolHandler struct {
 	eng   *engine.Engine
+	done  <-chan struct{}
 	calls atomic.Uint64 // call ids, unique within the server
 }
 
@@ -96,7 +102,17 @@ type toolHandler struct {
 // the engine's error object, never a protocol error: a model reads it and
 // can correct itself.
 func (h *toolHandler) handle(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-	ctx = withSession(ctx, req)
+	ctx, cancel := context.WithCancel(withSession(ctx, req))
+	defer cancel()
+	if h.done != nil {
+		go func() {
+			select {
+			case <-h.done:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+	}
 	call := engine.ToolCall{
 		ID:        "mcp_" + strconv.FormatUint(h.calls.Add(1), 10),
 		Name:      req.Params.Name,

@@ -3,6 +3,7 @@ package mcp
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,26 +27,89 @@ const maxMessageBytes = sdk.DefaultMaxLineLength
 // not a request, notification or response, or over 16 MiB — is answered
 // with a JSON-RPC error (parse error or invalid request) and skipped. The
 // SDK's transport ends the whole session on such a line; one client's bad
-// line must cost it that line only. Neither in nor out is closed.
+// line must cost it that line only.
+//
+// And when in ends, the requests under way are answered before the session
+// ends: a client that writes its requests and closes its end ("printf ... |
+// codemode mcp") still gets every answer, until the context given to
+// Connect (Server.Run's) ends. Neither in nor out is closed.
 func StdioTransport(in io.Reader, out io.Writer) sdk.Transport {
-	w := &lockedWriter{w: out}
-	return &sdk.IOTransport{
-		Reader: &messageFilter{in: bufio.NewReader(in), out: w},
+	open := &openRequests{ids: map[string]bool{}}
+	open.settled = sync.NewCond(&open.mu)
+	w := &lockedWriter{w: out, open: open}
+	return &stdioTransport{open: open, io: &sdk.IOTransport{
+		Reader: &messageFilter{in: bufio.NewReader(in), out: w, open: open},
 		Writer: w,
+	}}
+}
+
+type stdioTransport struct {
+	open *openRequests
+	io   *sdk.IOTransport
+}
+
+// Connect stops the wait for answers when ctx ends: Server.Run then
+// closes the session, which waits for its reader.
+func (t *stdioTransport) Connect(ctx context.Context) (sdk.Connection, error) {
+	context.AfterFunc(ctx, t.open.close)
+	return t.io.Connect(ctx)
+}
+
+// openRequests are the ids of the requests passed on and not yet answered.
+type openRequests struct {
+	mu      sync.Mutex
+	settled *sync.Cond // signalled when an answer goes out or the session closes
+	ids     map[string]bool
+	closed  bool
+}
+
+func (o *openRequests) add(ids []string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, id := range ids {
+		o.ids[id] = true
 	}
 }
 
-// lockedWriter serialises the SDK's writes and the filter's error replies:
-// each Write is one whole line.
+func (o *openRequests) answered(ids []string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, id := range ids {
+		delete(o.ids, id)
+	}
+	o.settled.Broadcast()
+}
+
+func (o *openRequests) close() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.closed = true
+	o.settled.Broadcast()
+}
+
+// wait returns once every open request is answered or the session closes.
+func (o *openRequests) wait() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for len(o.ids) > 0 && !o.closed {
+		o.settled.Wait()
+	}
+}
+
+// lockedWriter serialises the SDK's writes and the filter's error replies
+// (each Write is one whole line), and notes the requests answered.
 type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
+	mu   sync.Mutex
+	w    io.Writer
+	open *openRequests
 }
 
 func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
+	n, err := l.w.Write(p)
+	l.mu.Unlock()
+	l.open.answered(responseIDs(p))
+	return n, err
 }
 
 func (l *lockedWriter) Close() error { return nil }
@@ -55,6 +119,7 @@ func (l *lockedWriter) Close() error { return nil }
 type messageFilter struct {
 	in      *bufio.Reader
 	out     io.Writer
+	open    *openRequests
 	pending []byte // the rest of a line passed on
 }
 
@@ -67,10 +132,14 @@ func (f *messageFilter) Read(p []byte) (int, error) {
 					return 0, werr
 				}
 			} else {
+				f.open.add(requestIDs(line))
 				f.pending = append(line, '\n')
 			}
 		}
 		if err != nil && len(f.pending) == 0 {
+			if errors.Is(err, io.EOF) {
+				f.open.wait()
+			}
 			return 0, err
 		}
 	}
@@ -79,7 +148,11 @@ func (f *messageFilter) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-func (f *messageFilter) Close() error { return nil }
+// Close ends the wait for answers: the session is over.
+func (f *messageFilter) Close() error {
+	f.open.close()
+	return nil
+}
 
 // errTooLong marks a line over maxMessageBytes; the rest of it is skipped.
 var errTooLong = errors.New("too long")
@@ -194,4 +267,47 @@ func rpcError(id json.RawMessage, code int, message string) []byte {
 	}
 	line, _ := json.Marshal(rpcErrorLine{JSONRPC: "2.0", ID: id, Error: rpcErrorObject{code, message}})
 	return append(line, '\n')
+}
+
+// idsOf returns the ids of the messages of a line (one message or a
+// batch) that keep pass, as comparable keys: the number 1 and 1.0 are one.
+func idsOf(line []byte, keep func(method, result, errObj json.RawMessage) bool) []string {
+	type message struct {
+		ID     any             `json:"id"`
+		Method json.RawMessage `json:"method"`
+		Result json.RawMessage `json:"result"`
+		Error  json.RawMessage `json:"error"`
+	}
+	var list []message
+	line = bytes.TrimSpace(line)
+	if len(line) > 0 && line[0] == '[' {
+		if json.Unmarshal(line, &list) != nil {
+			return nil
+		}
+	} else {
+		var m message
+		if json.Unmarshal(line, &m) != nil {
+			return nil
+		}
+		list = []message{m}
+	}
+	var ids []string
+	for _, m := range list {
+		if m.ID != nil && keep(m.Method, m.Result, m.Error) {
+			ids = append(ids, fmt.Sprint(m.ID))
+		}
+	}
+	return ids
+}
+
+// requestIDs are the ids of a line's requests (which will be answered).
+func requestIDs(line []byte) []string {
+	return idsOf(line, func(method, _, _ json.RawMessage) bool { return len(method) > 0 })
+}
+
+// responseIDs are the ids of a line's responses.
+func responseIDs(line []byte) []string {
+	return idsOf(line, func(method, result, errObj json.RawMessage) bool {
+		return len(method) == 0 && (len(result) > 0 || len(errObj) > 0)
+	})
 }

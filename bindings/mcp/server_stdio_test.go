@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -89,5 +91,98 @@ func TestHostileStdioBadLinesCostOnlyThemselves(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(results[1]), &res); err != nil || res.ID != 2 || res.Result.StructuredContent["sum"] != 3 {
 		t.Errorf("the call after the bad lines: %s (%v)", results[1], err)
+	}
+}
+
+// runStdio runs a server over StdioTransport with in as the client's whole
+// input, and returns its output lines once Run returns.
+func runStdio(t *testing.T, ctx context.Context, eng *engine.Engine, in string) []string {
+	t.Helper()
+	srv, err := NewServer(eng, ServerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out lockedBuffer
+	if err := srv.Run(ctx, StdioTransport(strings.NewReader(in), &out)); err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
+		t.Errorf("Run: %v", err)
+	}
+	return strings.Split(strings.TrimSpace(out.String()), "\n")
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+const stdioHandshake = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+`
+
+func slowEngine(t *testing.T, handler engine.Handler) *engine.Engine {
+	t.Helper()
+	eng, err := engine.NewBuilder().Add(engine.Tool{
+		Name: "slow.wait", Description: "Waits.", InputSchema: json.RawMessage(`{"type":"object"}`),
+		Annotations: engine.Annotations{ReadOnlyHint: true}, Handler: handler,
+	}).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return eng
+}
+
+// TestStdioAnswersCallsUnderWayAtEndOfInput: a client that writes its
+// requests and closes its end still gets every answer.
+func TestStdioAnswersCallsUnderWayAtEndOfInput(t *testing.T) {
+	eng := slowEngine(t, func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+		select {
+		case <-time.After(200 * time.Millisecond):
+		case <-ctx.Done():
+		}
+		return json.RawMessage(`{"waited":true}`), nil
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	got := runStdio(t, ctx, eng, stdioHandshake+`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow.wait","arguments":{}}}`+"\n")
+	if len(got) != 2 || !strings.Contains(got[1], `"structuredContent":{"waited":true}`) {
+		t.Errorf("want the answers to initialize and the call, got %q", got)
+	}
+}
+
+// TestStdioEndsOnCancelWhileCallsWait: after the input ends, canceling the
+// server's context (SIGINT, SIGTERM) ends it even while a call still runs.
+func TestStdioEndsOnCancelWhileCallsWait(t *testing.T) {
+	started := make(chan struct{})
+	eng := slowEngine(t, func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+		close(started)
+		<-ctx.Done()
+		return nil, ctx.Err()
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		<-started
+		cancel()
+	}()
+	done := make(chan struct{})
+	go func() {
+		runStdio(t, ctx, eng, stdioHandshake+`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow.wait","arguments":{}}}`+"\n")
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("Run still waiting 30s after its context was canceled")
 	}
 }

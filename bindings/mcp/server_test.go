@@ -352,3 +352,32 @@ func TestServerApprovalFallsBackOnMultiRoundTripProtocol(t *testing.T) {
 		t.Errorf("want the fallback's approval and no elicitation, got isError=%v %v, %d elicitations", res.IsError, got, asked)
 	}
 }
+
+// TestServerDoneCancelsCallsUnderWay: a server told to stop cancels its
+// calls instead of waiting for them.
+func TestServerDoneCancelsCallsUnderWay(t *testing.T) {
+	started := make(chan struct{})
+	eng, err := engine.NewBuilder().Add(engine.Tool{
+		Name: "slow.wait", Description: "Waits.", InputSchema: json.RawMessage(`{"type":"object"}`),
+		Annotations: engine.Annotations{ReadOnlyHint: true},
+		Handler: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+			close(started)
+			<-ctx.Done()
+			return nil, ctx.Err()
+		},
+	}).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	cs := connect(t, eng, ServerOptions{Done: done}, nil)
+	go func() {
+		<-started
+		close(done)
+	}()
+	res, got := callTool(t, cs, &sdk.CallToolParams{Name: "slow.wait", Arguments: map[string]any{}})
+	e, _ := got["error"].(map[string]any)
+	if !res.IsError || e["code"] != "canceled" {
+		t.Errorf("want isError with canceled, got %v", got)
+	}
+}
