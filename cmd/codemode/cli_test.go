@@ -28,9 +28,9 @@ func TestUsageErrorsAreOneLine(t *testing.T) {
 		args []string
 		want string
 	}{
-		{nil, `codemode: no command: want tools, batch, run, serve, bench, version or help (see "codemode help")`},
+		{nil, `codemode: no command: want tools, batch, run, serve, mcp, bench, version or help (see "codemode help")`},
 		{[]string{"bach"}, `codemode: unknown command "bach" (did you mean batch?)`},
-		{[]string{"deploy"}, `codemode: unknown command "deploy" (commands: tools, batch, run, serve, bench, version, help)`},
+		{[]string{"deploy"}, `codemode: unknown command "deploy" (commands: tools, batch, run, serve, mcp, bench, version, help)`},
 		{[]string{"--board", "b.json", "run"}, `codemode: --board before the command: flags come after it, as in "codemode run --board b.json FILE"`},
 		{[]string{"run", "--inptu", "{}"}, `codemode: run: unknown flag --inptu (did you mean --input?); see "codemode run --help"`},
 		{[]string{"batch", "--xyzzy"}, `codemode: batch: unknown flag --xyzzy; see "codemode batch --help"`},
@@ -39,7 +39,7 @@ func TestUsageErrorsAreOneLine(t *testing.T) {
 		{[]string{"tools", "--json=maybe"}, `codemode: tools: invalid boolean value "maybe" for --json: parse error; see "codemode tools --help"`},
 		{[]string{"tools", "x"}, `codemode: tools: unexpected argument "x"; see "codemode tools --help"`},
 		{[]string{"tools", "--json", "--ts"}, `codemode: tools: --json and --ts exclude each other; see "codemode tools --help"`},
-		{[]string{"help", "deploy"}, `codemode: help: unknown command "deploy" (commands: tools, batch, run, serve, bench, version, help)`},
+		{[]string{"help", "deploy"}, `codemode: help: unknown command "deploy" (commands: tools, batch, run, serve, mcp, bench, version, help)`},
 	}
 	for _, c := range cases {
 		out, errs, code := cli(t, "", c.args...)
@@ -59,8 +59,8 @@ func TestCommandsRejectFlagsTheyDoNotUse(t *testing.T) {
 	}{
 		{[]string{"tools", "--board", board}, "tools: --board is for batch and run only"},
 		{[]string{"tools", "--timeout", "5s"}, "tools: --timeout is for batch and run only"},
-		{[]string{"tools", "--runner", "inprocess"}, "tools: --runner is for batch, run, serve and bench only"},
-		{[]string{"version", "--config", "c.json"}, "version: --config is for tools, batch, run, serve and bench only"},
+		{[]string{"tools", "--runner", "inprocess"}, "tools: --runner is for batch, run, serve, mcp and bench only"},
+		{[]string{"version", "--config", "c.json"}, "version: --config is for tools, batch, run, serve, mcp and bench only"},
 		{[]string{"tools", "--input", "{}"}, "tools: --input is for run only"},
 		{[]string{"batch", "--ts"}, "batch: --ts is for tools only"},
 		{[]string{"run", "--json"}, "run: --json is for tools and bench only"},

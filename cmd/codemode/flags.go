@@ -32,6 +32,9 @@ type options struct {
 	approve           approveFlag
 	maxRuns           positiveInt
 	maxBody           sizeFlag
+	// mcp's
+	httpAddr string
+	expose   exposeFlag
 	// bench's
 	scenarios, strategies                                   nameList
 	report                                                  string
@@ -76,6 +79,16 @@ most the approval timeout, "approvalTimeout" in the --config file (default
 5m), then it is denied; its run holds its board meanwhile.
 It exits 2 when it cannot start (the address in use included), with every
 problem on one line.`},
+	{"mcp", "", "serve the tools to an MCP host, on stdio or --http (docs/mcp.md)",
+		`Serve the tools, the batch and execute_code meta-tools (or with --expose
+code only execute_code) to an MCP host or client: on stdio by default, the
+way hosts start MCP servers, or on streamable HTTP at --http. Scripts run in
+worker processes (--runner), so no script can take the server down. The
+whiteboard tools work on one board kept in memory while the server runs.
+Calls that --approve gates are put to the client's user through MCP
+elicitation when the client supports it, and run without asking otherwise.
+It serves until the client closes stdin, or Ctrl-C or SIGTERM (calls under
+way are then canceled); it exits 2 when it cannot start.`},
 	{"bench", "", "measure per-call, batch and code mode on whiteboard tasks",
 		`Run the benchmark's whiteboard tasks with each strategy — per-call (one tool
 call per model turn), batch (the batch meta-tool) and code (execute_code) —
@@ -144,11 +157,11 @@ type flagSpec struct {
 }
 
 var flagSpecs = []flagSpec{
-	{"config", "FILE", "engine limits as JSON (see docs/config.md)", []string{"tools", "batch", "run", "serve", "bench"},
+	{"config", "FILE", "engine limits as JSON (see docs/config.md)", []string{"tools", "batch", "run", "serve", "mcp", "bench"},
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var((*nonEmpty)(&o.config), n, "") }},
-	{"wasm-dir", "DIR", "also load the WASM tools of DIR (NAME.tool.json manifests beside\ntheir modules; see docs/wasm.md); repeatable", []string{"tools", "batch", "run", "serve", "bench"},
+	{"wasm-dir", "DIR", "also load the WASM tools of DIR (NAME.tool.json manifests beside\ntheir modules; see docs/wasm.md); repeatable", []string{"tools", "batch", "run", "serve", "mcp", "bench"},
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var(&o.wasmDirs, n, "") }},
-	{"wasm-cache", "DIR", "keep compiled WASM tools in DIR between runs (default: the user\ncache directory; \"off\" compiles every time)", []string{"tools", "batch", "run", "serve", "bench"},
+	{"wasm-cache", "DIR", "keep compiled WASM tools in DIR between runs (default: the user\ncache directory; \"off\" compiles every time)", []string{"tools", "batch", "run", "serve", "mcp", "bench"},
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var((*nonEmpty)(&o.wasmCache), n, "") }},
 	{"board", "FILE", "load the whiteboard from FILE (if it exists) and save it back\nafter the run", []string{"batch", "run"},
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var((*nonEmpty)(&o.board), n, "") }},
@@ -156,7 +169,7 @@ var flagSpecs = []flagSpec{
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var((*nonEmpty)(&o.svg), n, "") }},
 	{"timeout", "DURATION", "whole-run timeout: 5s, 1m30s, or a number of milliseconds\n(defaults: batch 60s, script 30s; may only tighten --config's)", []string{"batch", "run"},
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var(&o.timeout, n, "") }},
-	{"runner", "worker|inprocess", "where scripts and WASM tool calls run (default worker: a worker\nprocess under OS limits, so a crash in it is that run's error)", []string{"batch", "run", "serve", "bench"},
+	{"runner", "worker|inprocess", "where scripts and WASM tool calls run (default worker: a worker\nprocess under OS limits, so a crash in it is that run's error)", []string{"batch", "run", "serve", "mcp", "bench"},
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var(&o.runner, n, "") }},
 	{"input", "JSON|@FILE", `the script's global "input", inline or read from FILE`, []string{"run"},
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var((*nonEmpty)(&o.input), n, "") }},
@@ -172,8 +185,12 @@ var flagSpecs = []flagSpec{
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var((*nonEmpty)(&o.token), n, "") }},
 	{"allow-origin", "ORIGIN", "let web pages of ORIGIN (https://app.example.com) call the API\n(CORS; none by default); repeatable", []string{"serve"},
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var(&o.allowOrigins, n, "") }},
-	{"approve", "destructive|writes|none", "which calls wait for a client's approval (default destructive:\ndeleteObject; writes: every call but reads), at most\n\"approvalTimeout\" of --config (default 5m)", []string{"serve"},
+	{"approve", "destructive|writes|none", "which calls wait for a client's approval (default destructive:\ndeleteObject; writes: every call but reads), at most\n\"approvalTimeout\" of --config (default 5m)", []string{"serve", "mcp"},
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var(&o.approve, n, "") }},
+	{"http", "HOST:PORT", "serve MCP over streamable HTTP at HOST:PORT instead of stdio;\nloopback only (127.0.0.1:0 picks a free port)", []string{"mcp"},
+		func(fs *flag.FlagSet, o *options, n string) { fs.Var((*nonEmpty)(&o.httpAddr), n, "") }},
+	{"expose", "all|code", "the tools listed: all (default: every tool, batch and\nexecute_code) or code (execute_code and search_tools only)", []string{"mcp"},
+		func(fs *flag.FlagSet, o *options, n string) { fs.Var(&o.expose, n, "") }},
 	{"max-runs", "N", "runs at once over all boards, waiting ones included; more get\n503 (default 64)", []string{"serve"},
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var(&o.maxRuns, n, "") }},
 	{"max-body", "SIZE", "largest request body: bytes, or 512KiB, 4MiB; larger get 413\n(default 4MiB)", []string{"serve"},

@@ -70,6 +70,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return cmdRun(rest, stdin, stdout, stderr)
 	case "serve":
 		return cmdServe(rest, stdout, stderr)
+	case "mcp":
+		return cmdMCP(rest, stdin, stdout, stderr)
 	case "bench":
 		return cmdBench(rest, stdout, stderr)
 	case "version", "--version", "-version":

@@ -183,7 +183,7 @@ func TestTools(t *testing.T) {
 			t.Errorf("%v: exit %d, %q", args, code, out)
 		}
 	}
-	if _, errs, code := cli(t, ""); code != 2 || errs != "codemode: no command: want tools, batch, run, serve, bench, version or help (see \"codemode help\")\n" {
+	if _, errs, code := cli(t, ""); code != 2 || errs != "codemode: no command: want tools, batch, run, serve, mcp, bench, version or help (see \"codemode help\")\n" {
 		t.Errorf("no args: exit %d, stderr %q", code, errs)
 	}
 }

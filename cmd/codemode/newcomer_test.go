@@ -273,7 +273,7 @@ func TestHelpCommands(t *testing.T) {
 		{args: []string{"help", "--help"}, out: "usage: codemode help [COMMAND]\n", outPrefix: true},
 		{args: []string{"help", "version"}, out: "usage: codemode version\n", outPrefix: true},
 		{args: []string{"help", "tols"}, code: exitUsage, errs: `codemode: help: unknown command "tols" (did you mean tools?)` + "\n"},
-		{args: []string{"help", "deploy"}, code: exitUsage, errs: `codemode: help: unknown command "deploy" (commands: tools, batch, run, serve, bench, version, help)` + "\n"},
+		{args: []string{"help", "deploy"}, code: exitUsage, errs: `codemode: help: unknown command "deploy" (commands: tools, batch, run, serve, mcp, bench, version, help)` + "\n"},
 		{args: []string{"help", "run", "batch"}, code: exitUsage, errs: "codemode: help: want one COMMAND at most, got 2 arguments\n"},
 		{args: []string{"versoin"}, code: exitUsage, errs: `codemode: unknown command "versoin" (did you mean version?)` + "\n"},
 	} {
