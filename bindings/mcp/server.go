@@ -21,10 +21,6 @@ const (
 	ExposeCode = "code"
 )
 
-// searchTools is the name of the tool-search meta-tool. It is matched by
-// name so that --expose code lists it on engines that have it.
-const searchTools = "search_tools"
-
 // ServerOptions configures NewServer.
 type ServerOptions struct {
 	// Expose is ExposeAll (the default when empty) or ExposeCode.
@@ -62,7 +58,7 @@ func NewServer(eng *engine.Engine, opts ServerOptions) (*sdk.Server, error) {
 	srv := sdk.NewServer(&sdk.Implementation{Name: "codemode", Version: version}, nil)
 	h := &toolHandler{eng: eng, done: opts.Done}
 	for _, def := range eng.ToolDefinitions().MCP() {
-		if opts.Expose == ExposeCode && def.Name != engine.MetaExecuteCode && def.Name != searchTools {
+		if opts.Expose == ExposeCode && def.Name != engine.MetaExecuteCode && def.Name != engine.MetaSearchTools {
 			continue
 		}
 		t, err := sdkTool(def)

@@ -135,7 +135,7 @@ func TestServerListsToolsAndMetaTools(t *testing.T) {
 			t.Errorf("math.add lost its readOnlyHint: %+v", tool.Annotations)
 		}
 	}
-	want := []string{"batch", "execute_code", "math.add", "notes.write"}
+	want := []string{"batch", "execute_code", "math.add", "notes.write", "search_tools"}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
 	}
@@ -143,7 +143,7 @@ func TestServerListsToolsAndMetaTools(t *testing.T) {
 
 func TestServerExposeCodeListsOnlyCodeTools(t *testing.T) {
 	cs := connect(t, buildEngine(t, engine.NewBuilder()), ServerOptions{Expose: ExposeCode}, nil)
-	if diff := cmp.Diff([]string{"execute_code"}, toolNames(t, cs)); diff != "" {
+	if diff := cmp.Diff([]string{"execute_code", "search_tools"}, toolNames(t, cs)); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
 	}
 }

@@ -80,13 +80,14 @@ most the approval timeout, "approvalTimeout" in the --config file (default
 It exits 2 when it cannot start (the address in use included), with every
 problem on one line.`},
 	{"mcp", "", "serve the tools to an MCP host, on stdio or --http (docs/mcp.md)",
-		`Serve the tools, the batch and execute_code meta-tools (or with --expose
-code only execute_code) to an MCP host or client: on stdio by default, the
-way hosts start MCP servers, or on streamable HTTP at --http. Scripts run in
-worker processes (--runner), so no script can take the server down. The
-whiteboard tools work on one board kept in memory while the server runs.
-Calls that --approve gates are put to the client's user through MCP
-elicitation when the client supports it, and run without asking otherwise.
+		`Serve the tools and the batch, execute_code and search_tools meta-tools (or
+with --expose code only the last two) to an MCP host or client: on stdio by
+default, the way hosts start MCP servers, or on streamable HTTP at --http.
+Scripts run in worker processes (--runner), so no script can take the server
+down. The whiteboard tools work on one board kept in memory while the server
+runs; the config's mcpServers are served too. Calls that --approve gates are
+put to the client's user through MCP elicitation when the client supports
+it, and run without asking otherwise.
 It serves until the client closes stdin, or Ctrl-C or SIGTERM (calls under
 way are then canceled); it exits 2 when it cannot start.`},
 	{"bench", "", "measure per-call, batch and code mode on whiteboard tasks",
@@ -189,7 +190,7 @@ var flagSpecs = []flagSpec{
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var(&o.approve, n, "") }},
 	{"http", "HOST:PORT", "serve MCP over streamable HTTP at HOST:PORT instead of stdio;\nloopback only (127.0.0.1:0 picks a free port)", []string{"mcp"},
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var((*nonEmpty)(&o.httpAddr), n, "") }},
-	{"expose", "all|code", "the tools listed: all (default: every tool, batch and\nexecute_code) or code (execute_code and search_tools only)", []string{"mcp"},
+	{"expose", "all|code", "the tools listed: all (default: every tool and meta-tool) or\ncode (execute_code and search_tools only)", []string{"mcp"},
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var(&o.expose, n, "") }},
 	{"max-runs", "N", "runs at once over all boards, waiting ones included; more get\n503 (default 64)", []string{"serve"},
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var(&o.maxRuns, n, "") }},

@@ -83,7 +83,7 @@ func TestMCPOverStdio(t *testing.T) {
 	cmd := exec.Command(bin, "mcp")
 	cmd.Stderr = &stderr
 	cs := mcpClient(t, &sdk.CommandTransport{Command: cmd})
-	exerciseMCP(t, cs, []string{"batch", "execute_code", "createStickyNote", "getBoardState"})
+	exerciseMCP(t, cs, []string{"batch", "execute_code", "search_tools", "createStickyNote", "getBoardState"})
 	if err := cs.Close(); err != nil { // closes its stdin: the server ends
 		t.Errorf("close: %v (stderr %q)", err, stderr.String())
 	}
@@ -161,7 +161,7 @@ func TestMCPExposeCodeOverStdio(t *testing.T) {
 	for _, tool := range list.Tools {
 		names = append(names, tool.Name)
 	}
-	if diff := cmp.Diff([]string{"execute_code"}, names); diff != "" {
+	if diff := cmp.Diff([]string{"execute_code", "search_tools"}, names); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
 	}
 	cs.Close()
