@@ -56,7 +56,7 @@ func NewServer(eng *engine.Engine, opts ServerOptions) (*sdk.Server, error) {
 		version = "dev"
 	}
 	srv := sdk.NewServer(&sdk.Implementation{Name: "codemode", Version: version}, nil)
-	h := &toolHandler{eng: eng, done: opts.Done}
+	h := &toolHandler{eng: eng, done: opts.Done, typed: map[string]bool{}}
 	for _, def := range eng.ToolDefinitions().MCP() {
 		if opts.Expose == ExposeCode && def.Name != engine.MetaExecuteCode && def.Name != engine.MetaSearchTools {
 			continue
@@ -65,6 +65,7 @@ func NewServer(eng *engine.Engine, opts ServerOptions) (*sdk.Server, error) {
 		if err != nil {
 			return nil, err
 		}
+		h.typed[def.Name] = len(def.OutputSchema) > 0
 		srv.AddTool(t, h.handle)
 	}
 	return srv, nil
@@ -90,7 +91,8 @@ func sdkTool(def engine.MCPTool) (*sdk.Tool, error) {
 type toolHandler struct {
 	eng   *engine.Engine
 	done  <-chan struct{}
-	calls atomic.Uint64 // call ids, unique within the server
+	calls atomic.Uint64   // call ids, unique within the server
+	typed map[string]bool // the tools with an output schema; read-only once serving
 }
 
 // handle runs one tools/call. Every failure of the call itself — unknown
@@ -115,19 +117,22 @@ func (h *toolHandler) handle(ctx context.Context, req *sdk.CallToolRequest) (*sd
 		Arguments: req.Params.Arguments,
 	}
 	res := h.eng.HandleToolCalls(ctx, []engine.ToolCall{call})[0]
-	return toolResult(res), nil
+	return toolResult(res, h.typed[req.Params.Name]), nil
 }
 
 // toolResult renders an engine result for MCP: the JSON as structured
 // content and the same JSON as text, for clients that read only text. For
 // execute_code the JSON is the script's model-facing rendering, never its
-// host trace.
-func toolResult(res engine.ToolCallResult) *sdk.CallToolResult {
+// host trace. The error of a tool that declares an output schema goes as
+// text only: clients check structured content against the schema even in
+// an error result (the TypeScript SDK's client throws), and
+// {"error": {...}} is not the tool's output.
+func toolResult(res engine.ToolCallResult, typed bool) *sdk.CallToolResult {
 	out := &sdk.CallToolResult{
 		Content: []sdk.Content{&sdk.TextContent{Text: string(res.Content)}},
 		IsError: res.IsError,
 	}
-	if json.Valid(res.Content) {
+	if json.Valid(res.Content) && !(res.IsError && typed) {
 		out.StructuredContent = res.Content
 	}
 	return out

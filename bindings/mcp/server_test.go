@@ -18,10 +18,11 @@ import (
 // approval policy once an Approver is set).
 func testTools() []engine.Tool {
 	return []engine.Tool{{
-		Name:        "math.add",
-		Description: "Adds two numbers.",
-		InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"],"additionalProperties":false}`),
-		Annotations: engine.Annotations{ReadOnlyHint: true},
+		Name:         "math.add",
+		Description:  "Adds two numbers.",
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"],"additionalProperties":false}`),
+		OutputSchema: json.RawMessage(`{"type":"object","properties":{"sum":{"type":"number"}},"required":["sum"],"additionalProperties":false}`),
+		Annotations:  engine.Annotations{ReadOnlyHint: true},
 		Handler: func(_ context.Context, args json.RawMessage) (json.RawMessage, error) {
 			var in struct{ A, B float64 }
 			if err := json.Unmarshal(args, &in); err != nil {
@@ -88,17 +89,20 @@ func callTool(t *testing.T, cs *sdk.ClientSession, params *sdk.CallToolParams) (
 	if err != nil {
 		t.Fatalf("CallTool(%s): %v", params.Name, err)
 	}
-	var structured map[string]any
-	raw, _ := json.Marshal(res.StructuredContent)
-	if err := json.Unmarshal(raw, &structured); err != nil {
-		t.Fatalf("structured content %s: %v", raw, err)
-	}
 	if len(res.Content) != 1 {
 		t.Fatalf("want one text content, got %d", len(res.Content))
 	}
 	var text map[string]any
 	if err := json.Unmarshal([]byte(res.Content[0].(*sdk.TextContent).Text), &text); err != nil {
 		t.Fatalf("text content: %v", err)
+	}
+	if res.IsError && res.StructuredContent == nil {
+		return res, text // the error of a tool with an output schema: text only
+	}
+	var structured map[string]any
+	raw, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(raw, &structured); err != nil {
+		t.Fatalf("structured content %s: %v", raw, err)
 	}
 	if diff := cmp.Diff(structured, text); diff != "" {
 		t.Errorf("text and structured content differ (-structured +text):\n%s", diff)
@@ -225,6 +229,12 @@ func TestHostileServerInvalidArgs(t *testing.T) {
 			e, _ := got["error"].(map[string]any)
 			if !res.IsError || e["code"] != "invalid_args" {
 				t.Errorf("want isError with invalid_args, got isError=%v %v", res.IsError, got)
+			}
+			// math.add has an output schema, which {"error": ...} does not
+			// meet: clients that check it (the TypeScript SDK's) would
+			// throw instead of showing the error.
+			if res.StructuredContent != nil {
+				t.Errorf("an error of a tool with an output schema carries structured content %v", res.StructuredContent)
 			}
 		})
 	}

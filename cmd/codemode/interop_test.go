@@ -9,8 +9,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -88,4 +90,105 @@ func TestInteropEverythingUpstream(t *testing.T) {
 	if e := r.Results[2].Error; r.Results[2].Success || e == nil || e.Code != "invalid_args" {
 		t.Errorf("a call with wrong arguments: %+v", r.Results[2])
 	}
+}
+
+// interopCalls are the calls the TypeScript SDK's client makes of codemode
+// mcp: a batch chaining two calls, a script, a batch with a misspelt tool,
+// and a call with wrong arguments of a tool that has an output schema.
+const interopCalls = `[
+  {"name": "batch", "arguments": {"operations": [
+    {"tool": "createStickyNote", "args": {"text": "hi", "x": 0, "y": 0}, "label": "a"},
+    {"tool": "updateText", "args": {"objectId": {"$ref": "a.id"}, "text": "hello"}}]}},
+  {"name": "execute_code", "arguments": {"code": "const n = await tools.createStickyNote({text: 'x', x: 0, y: 300}); return n.id"}},
+  {"name": "batch", "arguments": {"operations": [{"tool": "createStickyNot", "args": {}}]}},
+  {"name": "createStickyNote", "arguments": {"text": 5}}
+]`
+
+// interopOutcome is what client.mjs prints.
+type interopOutcome struct {
+	Server string
+	Tools  []string
+	Calls  []struct {
+		IsError       bool
+		Structured    json.RawMessage
+		Text          string
+		ProtocolError string
+	}
+}
+
+// checkInterop checks what the TypeScript SDK's client saw of codemode mcp.
+func checkInterop(t *testing.T, out []byte) {
+	t.Helper()
+	var got interopOutcome
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("client.mjs printed %v:\n%s", err, out)
+	}
+	if got.Server != "codemode" || !slices.Contains(got.Tools, "batch") || !slices.Contains(got.Tools, "execute_code") || !slices.Contains(got.Tools, "search_tools") {
+		t.Errorf("server %q, tools %v", got.Server, got.Tools)
+	}
+	if len(got.Calls) != 4 {
+		t.Fatalf("calls: %+v", got.Calls)
+	}
+	for i, c := range got.Calls {
+		if c.ProtocolError != "" {
+			t.Errorf("call %d: the client threw: %s", i, c.ProtocolError)
+		}
+	}
+	if c := got.Calls[0]; c.IsError || !strings.Contains(c.Text, `"successful":2`) {
+		t.Errorf("batch: %+v", c)
+	}
+	if c := got.Calls[1]; c.IsError || string(c.Structured) != `{"success":true,"result":"sticky-2"}` {
+		t.Errorf("execute_code: %+v", c)
+	}
+	if c := got.Calls[2]; !c.IsError || !strings.Contains(c.Text, `"code":"unknown_tool"`) || !strings.Contains(c.Text, `"suggestions":["createStickyNote"]`) {
+		t.Errorf("a batch with a misspelt tool: %+v", c)
+	}
+	if c := got.Calls[3]; !c.IsError || !strings.Contains(c.Text, `"code":"invalid_args"`) {
+		t.Errorf("wrong arguments: %+v", c)
+	}
+}
+
+// TestInteropTypeScriptClient: the official TypeScript SDK's client drives
+// codemode mcp over stdio and over streamable HTTP.
+func TestInteropTypeScriptClient(t *testing.T) {
+	dir := interopDir(t)
+	bin, err := cliBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := func(t *testing.T, args ...string) []byte {
+		cmd := exec.Command("node", append([]string{"client.mjs"}, args...)...)
+		cmd.Dir = dir
+		cmd.Stdin = strings.NewReader(interopCalls)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		timer := time.AfterFunc(60*time.Second, func() { cmd.Process.Kill() }) // bounds a client that hangs
+		defer timer.Stop()
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("node client.mjs %v: %v\n%s", args, err, stderr.String())
+		}
+		return out
+	}
+	t.Run("stdio", func(t *testing.T) {
+		checkInterop(t, client(t, "stdio", bin, "mcp"))
+	})
+	t.Run("http", func(t *testing.T) {
+		cmd := exec.Command(bin, "mcp", "--http", "127.0.0.1:0")
+		stderr := &lockedBuffer{}
+		cmd.Stderr = stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		var url string
+		for deadline := time.Now().Add(30 * time.Second); url == ""; time.Sleep(10 * time.Millisecond) {
+			if m := mcpReadyRe.FindStringSubmatch(stderr.String()); m != nil {
+				url = m[1]
+			} else if time.Now().After(deadline) {
+				t.Fatalf("not ready after 30s:\n%s", stderr.String())
+			}
+		}
+		checkInterop(t, client(t, "http", url))
+	})
 }
