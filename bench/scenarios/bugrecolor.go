@@ -108,16 +108,11 @@ func scriptBugRecolor(s bench.Strategy) bench.Model {
 			}
 		})
 	case bench.Code:
-		return bench.Script(func(t *bench.Turn) (bench.Message, error) {
-			if t.Index > 0 {
-				return done(t)
-			}
-			return bench.Calls(t.CodeCall(`// findObjects matches titles too: only sticky notes.
+		return scriptOnce(`// findObjects matches titles too: only sticky notes.
 const { objects } = await tools.findObjects({ text: "bug", type: "sticky" });
 const notes = objects.filter((o) => o.color !== "red");
 await Promise.all(notes.map((o) => tools.changeColor({ objectId: o.id, color: "red" })));
-return { recoloured: notes.map((o) => o.text), alreadyRed: objects.length - notes.length };`)), nil
-		})
+return { recoloured: notes.map((o) => o.text), alreadyRed: objects.length - notes.length };`)
 	default:
 		// Find the notes, then recolour them one per turn.
 		q := &oneByOne{}

@@ -167,11 +167,7 @@ func scriptBacklog(s bench.Strategy) bench.Model {
 			}
 		})
 	case bench.Code:
-		return bench.Script(func(t *bench.Turn) (bench.Message, error) {
-			if t.Index > 0 {
-				return done(t)
-			}
-			return bench.Calls(t.CodeCall(`const title = ` + strconv.Quote(backlogTitle) + `, text = ` + strconv.Quote(backlogNote) + `;
+		return scriptOnce(`const title = ` + strconv.Quote(backlogTitle) + `, text = ` + strconv.Quote(backlogNote) + `;
 const { objects } = await tools.getBoardState({});
 // Only the frame titled exactly so: "Backlog grooming" is another one.
 let frame = objects.find((o) => o.type === "frame" && o.title === title);
@@ -187,8 +183,7 @@ const note = await tools.createStickyNote({ text, x: frame.x + 20, y, width: 200
 if (note.y + note.height + 20 > frame.y + frame.height) {
   await tools.resizeObject({ objectId: frame.id, width: frame.width, height: note.y + note.height + 20 - frame.y });
 }
-return { frameId: frame.id, createdFrame: created, noteId: note.id };`)), nil
-		})
+return { frameId: frame.id, createdFrame: created, noteId: note.id };`)
 	default:
 		// Read the board, then the plan's calls one per turn; a note in a
 		// new frame goes in the id its creation returned.

@@ -217,12 +217,7 @@ func triageConnector(e flowEdge, from, to any) map[string]any {
 func scriptGraphLayout(s bench.Strategy) bench.Model {
 	switch s {
 	case bench.Code:
-		return bench.Script(func(t *bench.Turn) (bench.Message, error) {
-			if t.Index > 0 {
-				return done(t)
-			}
-			return bench.Calls(t.CodeCall(triageScript())), nil
-		})
+		return scriptOnce(triageScript())
 	case bench.Batch:
 		// The layout first: the frame's size and the boxes' places come
 		// from its result; then everything else in one batch, joined by

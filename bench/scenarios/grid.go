@@ -132,19 +132,14 @@ func scriptGrid(s bench.Strategy) bench.Model {
 			return bench.Calls(t.BatchCall(ops...)), nil
 		})
 	case bench.Code:
-		return bench.Script(func(t *bench.Turn) (bench.Message, error) {
-			if t.Index > 0 {
-				return done(t)
-			}
-			return bench.Calls(t.CodeCall(fmt.Sprintf(`const side = %d, cell = 120;
+		return scriptOnce(fmt.Sprintf(`const side = %d, cell = 120;
 const notes = [];
 for (let i = 0; i < side * side; i++) {
   notes.push(tools.createStickyNote({
     text: String(i + 1), x: (i %% side) * cell, y: Math.floor(i / side) * cell, width: 100, height: 100,
   }));
 }
-return `+"`${(await Promise.all(notes)).length} notes`"+`;`, gridSide))), nil
-		})
+return `+"`${(await Promise.all(notes)).length} notes`"+`;`, gridSide))
 	default:
 		// One note per turn: what the classic loop does.
 		q := &oneByOne{}

@@ -155,11 +155,7 @@ func scriptGroupByColor(s bench.Strategy) bench.Model {
 			}
 		})
 	case bench.Code:
-		return bench.Script(func(t *bench.Turn) (bench.Message, error) {
-			if t.Index > 0 {
-				return done(t)
-			}
-			return bench.Calls(t.CodeCall(`const { objects } = await tools.getBoardState({});
+		return scriptOnce(`const { objects } = await tools.getBoardState({});
 const notes = objects.filter((o) => o.type === "sticky");
 const groups = new Map<string, typeof notes>();
 for (const n of notes) groups.set(n.color!, [...(groups.get(n.color!) ?? []), n]);
@@ -190,8 +186,7 @@ await Promise.all(plans.map(async (p) => {
     await tools.deleteObject({ objectId: n.id });
   }));
 }));
-return plans.map((p) => ` + "`${p.color} (${p.members.length})`" + `);`)), nil
-		})
+return plans.map((p) => ` + "`${p.color} (${p.members.length})`" + `);`)
 	default:
 		// Read the board, then one call per turn: each frame, then each
 		// note's copy in the frame whose id came back and the original's

@@ -18,6 +18,17 @@ func done(t *bench.Turn) (bench.Message, error) {
 	return bench.Say("Done."), nil
 }
 
+// scriptOnce is the code strategy's model of most tasks: one execute_code
+// call with code, then the answer (once the script's result is checked).
+func scriptOnce(code string) bench.Model {
+	return bench.Script(func(t *bench.Turn) (bench.Message, error) {
+		if t.Index > 0 {
+			return done(t)
+		}
+		return bench.Calls(t.CodeCall(code)), nil
+	})
+}
+
 // failed is the first failure among the previous turn's results: a failed
 // call, a batch with a failed operation, a script that did not succeed.
 func failed(t *bench.Turn) error {

@@ -88,18 +88,13 @@ func theFrame(objects []whiteboard.Object) (whiteboard.Object, error) {
 func scriptMoveFrame(s bench.Strategy) bench.Model {
 	switch s {
 	case bench.Code:
-		return bench.Script(func(t *bench.Turn) (bench.Message, error) {
-			if t.Index > 0 {
-				return done(t)
-			}
-			return bench.Calls(t.CodeCall(fmt.Sprintf(`const title = %q;
+		return scriptOnce(fmt.Sprintf(`const title = %q;
 const { objects } = await tools.findObjects({ type: "frame", text: title });
 const frame = objects.find((o) => o.title === title);
 if (!frame) throw new Error(`+"`no frame titled ${title}`"+`);
 // Moving a frame moves its children with it.
 const moved = await tools.moveObject({ objectId: frame.id, x: %d, y: %d });
-return { frame: frame.id, from: [frame.x, frame.y], to: [moved.x, moved.y] };`, moveFrameTitle, moveFrameX, moveFrameY))), nil
-		})
+return { frame: frame.id, from: [frame.x, frame.y], to: [moved.x, moved.y] };`, moveFrameTitle, moveFrameX, moveFrameY))
 	case bench.Batch:
 		// Find and move in one batch; the next turn checks that what was
 		// found and moved is the frame titled so, not another match.

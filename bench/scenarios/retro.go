@@ -79,11 +79,7 @@ func scriptRetro(s bench.Strategy) bench.Model {
 			return bench.Calls(t.BatchCall(ops...)), nil
 		})
 	case bench.Code:
-		return bench.Script(func(t *bench.Turn) (bench.Message, error) {
-			if t.Index > 0 {
-				return done(t)
-			}
-			return bench.Calls(t.CodeCall(`const columns = [
+		return scriptOnce(`const columns = [
   { title: "Went well", color: "green", notes: ["Shipped on time", "Good pairing", "Fast reviews", "Clear goals"] },
   { title: "To improve", color: "pink", notes: ["Flaky tests", "Long standups", "Late specs", "Too many meetings"] },
   { title: "Action items", color: "blue", notes: ["Fix the flaky tests", "Timebox standups", "Specs a week ahead", "No-meeting Wednesdays"] },
@@ -95,8 +91,7 @@ await Promise.all(columns.map(async (c, i) => {
     x: i * 700 + 20 + (j % 2) * 320, y: 60 + Math.floor(j / 2) * 280, width: 300, height: 260,
   })));
 }));
-return "3 frames, 12 notes";`)), nil
-		})
+return "3 frames, 12 notes";`)
 	default:
 		// One call per turn: the three frames, then each note in the
 		// frame whose id came back.

@@ -134,18 +134,13 @@ func summaryNote(objects []whiteboard.Object) map[string]any {
 func scriptSummaryCounts(s bench.Strategy) bench.Model {
 	switch s {
 	case bench.Code:
-		return bench.Script(func(t *bench.Turn) (bench.Message, error) {
-			if t.Index > 0 {
-				return done(t)
-			}
-			return bench.Calls(t.CodeCall(`const { objects } = await tools.getBoardState({});
+		return scriptOnce(`const { objects } = await tools.getBoardState({});
 const frames = objects.filter((o) => o.type === "frame");
 const lines = frames.map((f) => ` + "`${f.title}: ${objects.filter((o) => o.parentId === f.id).length}`" + `);
 const right = Math.max(...objects.filter((o) => o.type !== "connector").map((o) => o.x + o.width));
 const top = Math.min(...frames.map((f) => f.y));
 const note = await tools.createStickyNote({ text: lines.join("\n"), x: right + 100, y: top, width: 300, height: 200 });
-return { note: note.id, lines };`)), nil
-		})
+return { note: note.id, lines };`)
 	case bench.Batch:
 		// A batch cannot count: read the board in one, write in the next.
 		return bench.Script(func(t *bench.Turn) (bench.Message, error) {

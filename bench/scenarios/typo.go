@@ -71,11 +71,7 @@ func recovered(tool string, e *engine.Error) (string, error) {
 func scriptTypoRecovery(s bench.Strategy) bench.Model {
 	switch s {
 	case bench.Code:
-		return bench.Script(func(t *bench.Turn) (bench.Message, error) {
-			if t.Index > 0 {
-				return done(t)
-			}
-			return bench.Calls(t.CodeCall(`const notes = ["Email the client", "Book the room", "Update the plan"];
+		return scriptOnce(`const notes = ["Email the client", "Book the room", "Update the plan"];
 const frame = await tools.createFrame({ title: "Follow-ups", x: 0, y: 0, width: 700, height: 300 });
 let create = "createStickyNot";
 const ids = [];
@@ -90,8 +86,7 @@ for (const [j, text] of notes.entries()) {
     ids.push((await tools[create](args)).id);
   }
 }
-return { frame: frame.id, notes: ids, tool: create };`)), nil
-		})
+return { frame: frame.id, notes: ids, tool: create };`)
 	case bench.Batch:
 		return scriptTypoBatch()
 	default:
