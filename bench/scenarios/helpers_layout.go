@@ -54,6 +54,20 @@ func labelled(ops []engine.OperationResult, label string) (bench.ToolResult, err
 	return bench.ToolResult{}, fmt.Errorf("no successful operation labelled %q in the batch", label)
 }
 
+// labelledObjects is what the batch operation labelled label returned, a
+// getBoardState or findObjects result: its objects.
+func labelledObjects(r bench.ToolResult, label string) ([]whiteboard.Object, error) {
+	ops, err := batchOps(r)
+	if err != nil {
+		return nil, err
+	}
+	op, err := labelled(ops, label)
+	if err != nil {
+		return nil, err
+	}
+	return objectsIn([]byte(op.Content))
+}
+
 // inside says whether o's box lies within f's.
 func inside(o, f whiteboard.Object) bool {
 	return o.X >= f.X && o.Y >= f.Y && o.X+o.Width <= f.X+f.Width && o.Y+o.Height <= f.Y+f.Height

@@ -108,15 +108,7 @@ return { frame: frame.id, from: [frame.x, frame.y], to: [moved.x, moved.y] };`, 
 			if err := failed(t); err != nil {
 				return bench.Message{}, err // nothing found leaves the move's $ref unresolved
 			}
-			ops, err := batchOps(t.Results[0])
-			if err != nil {
-				return bench.Message{}, err
-			}
-			found, err := labelled(ops, "found")
-			if err != nil {
-				return bench.Message{}, err
-			}
-			objects, err := objectsIn([]byte(found.Content))
+			objects, err := labelledObjects(t.Results[0], "found")
 			if err != nil {
 				return bench.Message{}, err
 			}

@@ -148,15 +148,7 @@ return { note: note.id, lines };`)
 			case 0:
 				return bench.Calls(t.BatchCall(bench.Op{Tool: "getBoardState", Args: map[string]any{}, Label: "board"})), nil
 			case 1:
-				ops, err := batchOps(t.Results[0])
-				if err != nil {
-					return bench.Message{}, err
-				}
-				board, err := labelled(ops, "board")
-				if err != nil {
-					return bench.Message{}, err
-				}
-				objects, err := objectsIn([]byte(board.Content))
+				objects, err := labelledObjects(t.Results[0], "board")
 				if err != nil {
 					return bench.Message{}, err
 				}
