@@ -29,13 +29,10 @@ var benchKeyEnvs = []string{"CODEMODE_BENCH_API_KEY", "OPENAI_API_KEY"}
 // table (or --json), and the page of --report.
 func cmdBench(args []string, stdout, stderr io.Writer) int {
 	var o options
-	pos, err := parseFlags("bench", &o, args)
+	err := parseFlagsOnly("bench", &o, args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, commandHelp(findCommand("bench")))
 		return exitOK
-	}
-	if err == nil && len(pos) > 0 {
-		err = fmt.Errorf("unexpected argument %q", pos[0])
 	}
 	var plan benchPlan
 	if err == nil {

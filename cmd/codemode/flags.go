@@ -255,6 +255,16 @@ func parseFlags(cmd string, o *options, args []string) ([]string, error) {
 	}
 }
 
+// parseFlagsOnly is parseFlags for a command that takes flags only: a
+// positional argument is a usage error.
+func parseFlagsOnly(cmd string, o *options, args []string) error {
+	pos, err := parseFlags(cmd, o, args)
+	if err == nil && len(pos) > 0 {
+		err = fmt.Errorf("unexpected argument %q", pos[0])
+	}
+	return err
+}
+
 // flagError rewrites the flag package's errors the way the help spells flags
 // (--name), with the flag meant or the commands that take it.
 func flagError(cmd string, err error) error {

@@ -114,13 +114,10 @@ func cmdHelp(args []string, stdout, stderr io.Writer) int {
 // cmdVersion is "codemode version", and "codemode --version".
 func cmdVersion(as string, args []string, stdout, stderr io.Writer) int {
 	var o options
-	pos, err := parseFlags("version", &o, args)
+	err := parseFlagsOnly("version", &o, args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, commandHelp(findCommand("version")))
 		return exitOK
-	}
-	if err == nil && len(pos) > 0 {
-		err = fmt.Errorf("unexpected argument %q", pos[0])
 	}
 	if err != nil {
 		return usageError(stderr, strings.TrimLeft(as, "-"), err)

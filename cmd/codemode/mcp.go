@@ -42,13 +42,10 @@ func cmdMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // process however it is).
 func serveMCP(sigs <-chan os.Signal, stop func(), args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var o options
-	pos, err := parseFlags("mcp", &o, args)
+	err := parseFlagsOnly("mcp", &o, args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, commandHelp(findCommand("mcp")))
 		return exitOK
-	}
-	if err == nil && len(pos) > 0 {
-		err = fmt.Errorf("unexpected argument %q", pos[0])
 	}
 	if err == nil && o.httpAddr != "" {
 		err = checkMCPAddr(o.httpAddr)

@@ -69,13 +69,10 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 // directory's variables).
 func serve(sigs <-chan os.Signal, stop func(), args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	var o options
-	pos, err := parseFlags("serve", &o, args)
+	err := parseFlagsOnly("serve", &o, args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, commandHelp(findCommand("serve")))
 		return exitOK
-	}
-	if err == nil && len(pos) > 0 {
-		err = fmt.Errorf("unexpected argument %q", pos[0])
 	}
 	if err != nil {
 		return usageError(stderr, "serve", err)

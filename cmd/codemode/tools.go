@@ -14,13 +14,10 @@ import (
 
 func cmdTools(args []string, stdout, stderr io.Writer) int {
 	var o options
-	pos, err := parseFlags("tools", &o, args)
+	err := parseFlagsOnly("tools", &o, args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, commandHelp(findCommand("tools")))
 		return exitOK
-	}
-	if err == nil && len(pos) > 0 {
-		err = fmt.Errorf("unexpected argument %q", pos[0])
 	}
 	if err == nil && o.json && o.ts {
 		err = errors.New("--json and --ts exclude each other")
