@@ -1,5 +1,6 @@
-// Command upstream is a small MCP server on stdio for the client's tests:
-// well-behaved tools, and tools that fail, hang, die or write garbage.
+// Command upstream is a small MCP server on stdio for the client's tests and
+// the docs' examples: well-behaved tools (add, echo, pid, env), and tools
+// that fail, hang, die or write garbage.
 //
 //	upstream            serve
 //	upstream -garbage   write non-JSON-RPC instead of answering initialize
@@ -45,6 +46,17 @@ func main() {
 	}
 	add("echo", "Echoes text.", `{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`, true,
 		func(_ context.Context, a map[string]any) *mcp.CallToolResult { return text(fmt.Sprint(a["text"])) })
+	s.AddTool(&mcp.Tool{Name: "add", Description: "Adds two numbers.",
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"]}`),
+		OutputSchema: json.RawMessage(`{"type":"object","properties":{"sum":{"type":"number"}},"required":["sum"]}`),
+		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: true}},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var args struct{ A, B float64 }
+			_ = json.Unmarshal(req.Params.Arguments, &args)
+			sum := map[string]float64{"sum": args.A + args.B}
+			b, _ := json.Marshal(sum)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}, StructuredContent: sum}, nil
+		})
 	add("pid", "The server's process id.", `{"type":"object"}`, true,
 		func(context.Context, map[string]any) *mcp.CallToolResult {
 			return text(fmt.Sprintf(`{"pid": %d}`, os.Getpid()))
