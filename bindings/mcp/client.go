@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/codemode-dev/codemode/engine"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -15,7 +16,8 @@ import (
 // Upstream is a connection to one upstream MCP server whose tools are bound
 // into the engine as NAME.TOOL. A server that dies is reconnected (a stdio
 // server restarted) by the next call; calls in flight when it died fail with
-// a tool_error naming the server.
+// a tool_error naming the server. A reconnect that fails is not tried again
+// for a while (1 s, doubling up to 30 s): calls meanwhile fail at once.
 type Upstream struct {
 	name  string
 	cfg   engine.MCPServer
@@ -24,12 +26,14 @@ type Upstream struct {
 	slots chan struct{} // MaxConcurrency tokens
 	tail  *stderrTail   // a stdio server's last words, for errors; nil for others
 
-	// lock guards session and closed; a channel so that a call waiting for
-	// another call's reconnect can give up when its context ends.
+	// lock guards session, closed and retry; a channel so that a call
+	// waiting for another call's reconnect can give up when its context ends.
 	lock    chan struct{}
 	session *sdk.ClientSession // nil when not connected
 	closed  bool
-	done    sync.WaitGroup // watchers of sessions
+	retry   backoff
+	now     func() time.Time // the clock of retry; tests move it
+	done    sync.WaitGroup   // watchers of sessions
 }
 
 // Connect starts (stdio) or reaches (HTTP) the server cfg describes, lists
@@ -59,14 +63,14 @@ func ConnectWith(ctx context.Context, name string, cfg engine.MCPServer, dial Di
 func start(ctx context.Context, name string, cfg engine.MCPServer, dial Dialer, tail *stderrTail) (*Upstream, error) {
 	cfg = withDefaults(cfg)
 	u := &Upstream{name: name, cfg: cfg, dial: dial, tail: tail,
-		slots: make(chan struct{}, cfg.MaxConcurrency), lock: make(chan struct{}, 1)}
+		slots: make(chan struct{}, cfg.MaxConcurrency), lock: make(chan struct{}, 1), now: time.Now}
 	// The server's own timeout bounds starting it: one that never answers
 	// initialize must not hang the host.
 	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout.D())
 	defer cancel()
 	cs, err := u.connect(ctx)
 	if err != nil {
-		return nil, err
+		return nil, u.errorf("%v", err)
 	}
 	tools, err := u.listTools(ctx, cs)
 	if err != nil {
@@ -101,19 +105,19 @@ func (u *Upstream) Close() error {
 }
 
 // connect makes a new session and watches it: when it ends, the next call
-// reconnects.
+// reconnects. Its error says why without naming the server.
 func (u *Upstream) connect(ctx context.Context) (*sdk.ClientSession, error) {
 	t, err := u.dial(ctx)
 	if err != nil {
-		return nil, u.errorf("cannot connect: %v", err)
+		return nil, fmt.Errorf("cannot connect: %v", err)
 	}
 	client := sdk.NewClient(&sdk.Implementation{Name: "codemode", Version: "1"}, nil)
 	cs, err := client.Connect(ctx, t, nil)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
-			return nil, u.errorf("cannot connect: no answer to MCP's initialize in time%s", u.tail.note())
+			return nil, fmt.Errorf("cannot connect: no answer to MCP's initialize in time%s", u.tail.note())
 		}
-		return nil, u.errorf("cannot connect: %v%s", err, u.tail.note())
+		return nil, fmt.Errorf("cannot connect: %v%s", err, u.tail.note())
 	}
 	u.session = cs
 	u.done.Add(1)
@@ -152,7 +156,8 @@ func (u *Upstream) drop(cs *sdk.ClientSession) {
 	}()
 }
 
-// current returns the live session, connecting first when there is none.
+// current returns the live session, connecting first when there is none
+// and the last failed connect is far enough behind.
 func (u *Upstream) current(ctx context.Context) (*sdk.ClientSession, error) {
 	select {
 	case u.lock <- struct{}{}:
@@ -166,7 +171,19 @@ func (u *Upstream) current(ctx context.Context) (*sdk.ClientSession, error) {
 	if u.session != nil {
 		return u.session, nil
 	}
-	return u.connect(ctx)
+	if left := u.retry.left(u.now()); left > 0 {
+		return nil, u.errorf("down since a failed start (%s); it will be tried again in %v", u.retry.why, left)
+	}
+	cs, err := u.connect(ctx)
+	if err != nil {
+		if ctx.Err() != nil && context.Cause(ctx) != errUpstreamTimeout {
+			return nil, u.errorf("%v", err) // the call ended, not the server
+		}
+		wait := u.retry.failed(u.now(), err.Error())
+		return nil, u.errorf("%v; it will be tried again in %v", err, wait)
+	}
+	u.retry.succeeded()
+	return cs, nil
 }
 
 // listTools reads every page of the server's tool list.

@@ -7,7 +7,9 @@
 // annotations (a read-only hint lets the default approval policy run the
 // tool without asking). Calls go to the server with its own timeout and
 // concurrency cap; a server that dies fails its calls in flight with a
-// tool_error naming it, and the next call reconnects (restarts it).
+// tool_error naming it, and the next call reconnects (restarts it). A
+// restart that fails is not tried again for a while (1 s, doubling up to
+// 30 s): the calls meanwhile fail at once, starting nothing.
 //
 //	up, err := mcp.Connect(ctx, "github", mcp.ServerConfig{Command: "github-mcp", Args: []string{"stdio"}})
 //	if err != nil { ... }
