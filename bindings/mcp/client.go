@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/codemode-dev/codemode/engine"
@@ -25,6 +27,12 @@ type Upstream struct {
 	tools []engine.Tool
 	slots chan struct{} // MaxConcurrency tokens
 	tail  *stderrTail   // a stdio server's last words, for errors; nil for others
+	log   *slog.Logger
+
+	// toolsChanged is set when the server says its tool list changed: the
+	// engine's tools stay as listed at connect (an engine is immutable), so
+	// calls that the server no longer knows say why.
+	toolsChanged atomic.Bool
 
 	// lock guards session, closed and retry; a channel so that a call
 	// waiting for another call's reconnect can give up when its context ends.
@@ -49,20 +57,24 @@ func Connect(ctx context.Context, name string, cfg engine.MCPServer, opts Option
 	if cfg.Command != "" {
 		tail = &stderrTail{}
 	}
-	return start(ctx, name, cfg, dialerFor(cfg, opts, tail), tail)
+	return start(ctx, name, cfg, dialerFor(cfg, opts, tail), tail, opts.Logger)
 }
 
 // ConnectWith is Connect over the transports dial makes (an in-process
-// server, a custom transport); cfg's Command and URL are not used.
-func ConnectWith(ctx context.Context, name string, cfg engine.MCPServer, dial Dialer) (*Upstream, error) {
-	return start(ctx, name, cfg, dial, nil)
+// server, a custom transport); cfg's Command and URL are not used, nor is
+// opts.Stderr.
+func ConnectWith(ctx context.Context, name string, cfg engine.MCPServer, dial Dialer, opts Options) (*Upstream, error) {
+	return start(ctx, name, cfg, dial, nil, opts.Logger)
 }
 
 // start is Connect and ConnectWith: tail, when not nil, has the server's
 // stderr.
-func start(ctx context.Context, name string, cfg engine.MCPServer, dial Dialer, tail *stderrTail) (*Upstream, error) {
+func start(ctx context.Context, name string, cfg engine.MCPServer, dial Dialer, tail *stderrTail, log *slog.Logger) (*Upstream, error) {
 	cfg = withDefaults(cfg)
-	u := &Upstream{name: name, cfg: cfg, dial: dial, tail: tail,
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	u := &Upstream{name: name, cfg: cfg, dial: dial, tail: tail, log: log,
 		slots: make(chan struct{}, cfg.MaxConcurrency), lock: make(chan struct{}, 1), now: time.Now}
 	// The server's own timeout bounds starting it: one that never answers
 	// initialize must not hang the host.
@@ -111,7 +123,8 @@ func (u *Upstream) connect(ctx context.Context) (*sdk.ClientSession, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot connect: %v", err)
 	}
-	client := sdk.NewClient(&sdk.Implementation{Name: "codemode", Version: "1"}, nil)
+	client := sdk.NewClient(&sdk.Implementation{Name: "codemode", Version: "1"},
+		&sdk.ClientOptions{ToolListChangedHandler: u.toolListChanged})
 	cs, err := client.Connect(ctx, t, nil)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
@@ -233,7 +246,7 @@ func (u *Upstream) call(ctx context.Context, remote string, args json.RawMessage
 		}
 		var answered *jsonrpc.Error
 		if errors.As(err, &answered) { // the server answered with an error: it is alive
-			return nil, u.errorf("%q: %v", remote, err)
+			return nil, u.errorf("%q: %v%s", remote, err, u.changedNote())
 		}
 		u.drop(cs)
 		return nil, u.errorf("connection lost during %q (the next call reconnects): %v%s", remote, err, u.tail.note())

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"io"
+	"log/slog"
 	"time"
 
 	"github.com/codemode-dev/codemode/engine"
@@ -12,6 +13,9 @@ import (
 type Options struct {
 	// Stderr receives a stdio server's standard error (discarded when nil).
 	Stderr io.Writer
+	// Logger receives what the host should know about its servers while
+	// they run, such as a server's changed tool list (discarded when nil).
+	Logger *slog.Logger
 }
 
 // The defaults of engine.MCPServer's optional fields.

@@ -70,7 +70,7 @@ func testServer() *sdk.Server {
 func connectTest(t *testing.T, cfg engine.MCPServer) (*Upstream, *engine.Engine) {
 	t.Helper()
 	ctx := context.Background()
-	up, err := ConnectWith(ctx, "test", cfg, inMemory(t, testServer()))
+	up, err := ConnectWith(ctx, "test", cfg, inMemory(t, testServer()), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +169,7 @@ func TestUpstreamConcurrencyIsCapped(t *testing.T) {
 			mu.Unlock()
 			return textResult("ok"), nil
 		})
-	up, err := ConnectWith(context.Background(), "slow", engine.MCPServer{MaxConcurrency: 1}, inMemory(t, s))
+	up, err := ConnectWith(context.Background(), "slow", engine.MCPServer{MaxConcurrency: 1}, inMemory(t, s), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

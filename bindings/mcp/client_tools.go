@@ -121,3 +121,21 @@ func textOf(content []sdk.Content) (string, bool) {
 	}
 	return strings.Join(parts, "\n"), only
 }
+
+// toolListChanged handles the server's notifications/tools/list_changed.
+// The engine's tools were fixed when it was built, so the new list cannot
+// be bound: the host is told once, and calls the server refuses say why.
+func (u *Upstream) toolListChanged(context.Context, *sdk.ToolListChangedRequest) {
+	if u.toolsChanged.CompareAndSwap(false, true) {
+		u.log.Warn("MCP server changed its tools; restart to pick them up (its tools here stay as listed at start)", "server", u.name)
+	}
+}
+
+// changedNote explains an error answer from a server whose tools changed
+// since they were listed, such as "unknown tool" for one it removed.
+func (u *Upstream) changedNote() string {
+	if !u.toolsChanged.Load() {
+		return ""
+	}
+	return "; the server changed its tools since they were listed: restart to pick up the change"
+}

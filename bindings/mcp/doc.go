@@ -9,9 +9,11 @@
 // concurrency cap; a server that dies fails its calls in flight with a
 // tool_error naming it, and the next call reconnects (restarts it). A
 // restart that fails is not tried again for a while (1 s, doubling up to
-// 30 s): the calls meanwhile fail at once, starting nothing.
+// 30 s): the calls meanwhile fail at once, starting nothing. A server that
+// changes its tools keeps those it listed at connect (an engine's tools are
+// fixed); Options.Logger is told, and calls the server no longer knows say so.
 //
-//	up, err := mcp.Connect(ctx, "github", mcp.ServerConfig{Command: "github-mcp", Args: []string{"stdio"}})
+//	up, err := mcp.Connect(ctx, "github", engine.MCPServer{Command: "github-mcp", Args: []string{"stdio"}}, mcp.Options{})
 //	if err != nil { ... }
 //	defer up.Close()
 //	eng, err := engine.NewBuilder().Add(up.Tools()...).Build()

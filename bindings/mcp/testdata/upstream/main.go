@@ -1,6 +1,6 @@
 // Command upstream is a small MCP server on stdio for the client's tests and
 // the docs' examples: well-behaved tools (add, echo, pid, env), and tools
-// that fail, hang, die or write garbage.
+// that fail, hang, die, write garbage or change the server's tool list.
 //
 //	upstream            serve
 //	upstream -garbage   write non-JSON-RPC instead of answering initialize
@@ -70,6 +70,11 @@ func main() {
 			}
 			b, _ := json.Marshal(env)
 			return text(string(b))
+		})
+	add("retire_echo", "Removes echo from the server's tools (its clients are told the list changed).", `{"type":"object"}`, false,
+		func(context.Context, map[string]any) *mcp.CallToolResult {
+			s.RemoveTools("echo")
+			return text("echo retired")
 		})
 	add("hang", "Never answers.", `{"type":"object"}`, false,
 		func(ctx context.Context, _ map[string]any) *mcp.CallToolResult {
