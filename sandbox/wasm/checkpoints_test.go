@@ -54,6 +54,11 @@ func FuzzCheckpointsKeepBehaviour(f *testing.F) {
 		if err != nil {
 			t.Fatalf("rewrite: %v", err)
 		}
+		for _, m := range [][]byte{bin, rewritten} { // honest counts pass the check
+			if err := checkBounds(m); err != nil {
+				t.Fatalf("refused: %v", err)
+			}
+		}
 		want, werr := runGenerated(ctx, rt, bin)
 		got, gerr := runGenerated(ctx, rt, rewritten)
 		if werr != nil {

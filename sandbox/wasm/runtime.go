@@ -164,8 +164,12 @@ func (r *Runtime) Compile(ctx context.Context, binary []byte, opts ModuleOptions
 
 // compile rewrites a module (bounded tables, check points for the deadline,
 // merged data segments) and compiles it. A module that fails is compiled
-// as sent, so that an invalid one is reported with its own error.
+// as sent, so that an invalid one is reported with its own error. One whose
+// counts do not fit in its bytes is refused before the rewrites read it.
 func (r *Runtime) compile(ctx context.Context, binary []byte) (wazero.CompiledModule, error) {
+	if err := checkBounds(binary); err != nil {
+		return nil, fmt.Errorf("not a valid WebAssembly module: %w", err)
+	}
 	rewritten, err := boundTables(binary)
 	if err != nil {
 		return nil, err
@@ -191,8 +195,13 @@ func (r *Runtime) compile(ctx context.Context, binary []byte) (wazero.CompiledMo
 // compileModule is wazero's CompileModule, with its panics turned into
 // errors: wazero v1.12.0's validator indexes the type section with a
 // function's type index before checking it, so a module naming a type it
-// does not have would crash the host.
+// does not have would crash the host. A module whose counts do not fit in
+// its bytes never reaches wazero, whose decoder would allocate by them
+// (bounds.go).
 func compileModule(ctx context.Context, rt wazero.Runtime, bin []byte) (cm wazero.CompiledModule, err error) {
+	if err := checkBounds(bin); err != nil {
+		return nil, err
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			cm, err = nil, fmt.Errorf("the compiler failed on it: %v", p)
