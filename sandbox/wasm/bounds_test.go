@@ -183,6 +183,19 @@ func TestHostileCountsCompile(t *testing.T) {
 	}
 }
 
+// The check point rewrite stops at the end of an import section whose
+// count claims more imports than its bytes hold: it used to read on, from
+// nothing, 2^32-1 times (a minute of CPU).
+func TestHostileImportCountRewrite(t *testing.T) {
+	start := time.Now()
+	if _, err := addCheckpoints(wasmModule(sec(2, huge), sec(10, []byte{0}))); err == nil {
+		t.Error("rewritten")
+	}
+	if elapsed := time.Since(start); elapsed > 5*time.Second {
+		t.Errorf("took %v", elapsed)
+	}
+}
+
 // fuzzSeed reads a []byte input of the fuzz corpus in testdata.
 func fuzzSeed(t testing.TB, target, name string) []byte {
 	t.Helper()

@@ -148,7 +148,7 @@ func importedGlobals(s *section) (uint32, error) {
 	r := reader{p: s.body}
 	n := r.u32()
 	var globals uint32
-	for range n {
+	for i := uint32(0); i < n && !r.bad; i++ { // a count past the end stops at the end
 		r.name()
 		r.name()
 		switch kind := r.byte(); kind {
