@@ -77,20 +77,22 @@ func ProgressObserver() engine.Observer {
 
 // Approver returns an engine Approver that asks the MCP client's user
 // through elicitation when the client supports it on a protocol version
-// before 2026-07-28 (see multiRoundTripVersion), and otherwise (or for runs
-// the MCP server did not start) defers to fallback; a nil fallback
-// approves, as an engine without an Approver would.
+// before 2026-07-28 (see multiRoundTripVersion). When the client cannot be
+// asked (or the run was not started by the MCP server) it defers to
+// fallback; a nil fallback is DenyUnasked(""): a gated call that nobody
+// can be asked about is denied, never run, because a server that gates a
+// call means it to be decided by a person.
 //
 // One elicitation covers a set (see engine.Approver): the message lists
 // its calls and the user accepts or refuses them together. Declining,
 // cancelling or a failed elicitation denies the set with that reason.
 func Approver(fallback engine.Approver) engine.Approver {
+	if fallback == nil {
+		fallback = DenyUnasked("")
+	}
 	return engine.ApproverFunc(func(ctx context.Context, reqs []engine.ApprovalRequest) ([]engine.Decision, error) {
 		s := sessionFrom(ctx)
-		if s == nil || !canElicit(s.session) {
-			if fallback == nil {
-				return decide(len(reqs), engine.Decision{Approved: true}), nil
-			}
+		if s == nil || unaskable(s.session) != "" {
 			return fallback.Approve(ctx, reqs)
 		}
 		res, err := s.session.Elicit(ctx, &sdk.ElicitParams{
@@ -111,6 +113,22 @@ func Approver(fallback engine.Approver) engine.Approver {
 	})
 }
 
+// DenyUnasked returns a fallback for Approver that denies every call,
+// saying why the MCP client could not be asked and then advice, when not
+// empty: what the user can do to run such calls (a command-line flag, say).
+func DenyUnasked(advice string) engine.Approver {
+	return engine.ApproverFunc(func(ctx context.Context, reqs []engine.ApprovalRequest) ([]engine.Decision, error) {
+		reason := "no MCP client to ask for approval (the run did not come from one)"
+		if s := sessionFrom(ctx); s != nil {
+			reason = "this MCP client cannot be asked for approval (" + unaskable(s.session) + ")"
+		}
+		if advice != "" {
+			reason += "; " + advice
+		}
+		return decide(len(reqs), engine.Decision{Reason: reason}), nil
+	})
+}
+
 // approveSchema is the form shown to the user: one checkbox.
 const approveSchema = `{"type":"object","properties":{"approve":{"type":"boolean","title":"Approve",` +
 	`"description":"Run these tool calls"}},"required":["approve"]}`
@@ -121,12 +139,17 @@ const approveSchema = `{"type":"object","properties":{"approve":{"type":"boolean
 // engine run — a script asks mid-run — cannot do.
 const multiRoundTripVersion = "2026-07-28"
 
-// canElicit reports whether the session's client takes elicitation
-// requests in the middle of a tools/call.
-func canElicit(s *sdk.ServerSession) bool {
+// unaskable says why the session's client cannot take elicitation
+// requests in the middle of a tools/call, or returns "" when it can.
+func unaskable(s *sdk.ServerSession) string {
 	p := s.InitializeParams()
-	return p != nil && p.Capabilities != nil && p.Capabilities.Elicitation != nil &&
-		p.ProtocolVersion < multiRoundTripVersion // dates in ISO form order as strings
+	switch {
+	case p == nil || p.Capabilities == nil || p.Capabilities.Elicitation == nil:
+		return "it does not support elicitation"
+	case p.ProtocolVersion >= multiRoundTripVersion: // dates in ISO form order as strings
+		return "its protocol version, " + multiRoundTripVersion + " or later, allows no elicitation during a call"
+	}
+	return ""
 }
 
 func decide(n int, d engine.Decision) []engine.Decision {

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -338,11 +339,57 @@ func TestServerApprovalFallsBackWithoutElicitation(t *testing.T) {
 	}
 }
 
-func TestServerApprovalWithoutElicitationOrFallbackRuns(t *testing.T) {
-	cs := connect(t, buildEngine(t, engine.NewBuilder().WithApprover(Approver(nil))), ServerOptions{}, nil)
-	res, got := callTool(t, cs, &sdk.CallToolParams{Name: "notes.write", Arguments: map[string]any{"text": "hi"}})
-	if res.IsError {
-		t.Errorf("want the call to run as on an engine without an Approver, got %v", got)
+// TestHostileServerApprovalFailsClosed: without a fallback, a gated call
+// whose client cannot be asked is denied, saying why, for both kinds of
+// client that cannot be asked; the read-only call still runs.
+func TestHostileServerApprovalFailsClosed(t *testing.T) {
+	elicits := &sdk.ClientOptions{ElicitationHandler: func(context.Context, *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+		t.Error("a client on a multi-round-trip protocol was sent an elicitation")
+		return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, nil
+	}}
+	for _, tc := range []struct {
+		name    string
+		copts   *sdk.ClientOptions
+		version string
+		why     string
+	}{
+		{"no elicitation", nil, "2025-11-25", "it does not support elicitation"},
+		{"multi-round-trip protocol", elicits, "2026-07-28", "its protocol version, 2026-07-28 or later, allows no elicitation during a call"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			eng := buildEngine(t, engine.NewBuilder().WithApprover(Approver(nil)))
+			cs := connectVersion(t, eng, ServerOptions{}, tc.copts, tc.version)
+			res, got := callTool(t, cs, &sdk.CallToolParams{Name: "notes.write", Arguments: map[string]any{"text": "hi"}})
+			e, _ := got["error"].(map[string]any)
+			msg, _ := e["message"].(string)
+			if !res.IsError || e["code"] != "denied" || !strings.Contains(msg, "cannot be asked for approval ("+tc.why) {
+				t.Errorf("want denied saying %q, got isError=%v %v", tc.why, res.IsError, got)
+			}
+			if res, got := callTool(t, cs, &sdk.CallToolParams{Name: "math.add", Arguments: map[string]any{"a": 1, "b": 2}}); res.IsError {
+				t.Errorf("read-only call: %v", got)
+			}
+		})
+	}
+}
+
+func TestServerDenyUnaskedGivesAdvice(t *testing.T) {
+	eng := buildEngine(t, engine.NewBuilder().WithApprover(Approver(DenyUnasked("run with --approve none"))))
+	cs := connect(t, eng, ServerOptions{}, nil)
+	_, got := callTool(t, cs, &sdk.CallToolParams{Name: "notes.write", Arguments: map[string]any{"text": "hi"}})
+	want := map[string]any{"error": map[string]any{"code": "denied", "message": `call of "notes.write" was denied: ` +
+		`this MCP client cannot be asked for approval (it does not support elicitation); run with --approve none`}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("result (-want +got):\n%s", diff)
+	}
+}
+
+// TestHostileApprovalOutsideMCPFailsClosed: on an engine shared with other
+// front ends, a run the MCP server did not start has nobody to ask either.
+func TestHostileApprovalOutsideMCPFailsClosed(t *testing.T) {
+	eng := buildEngine(t, engine.NewBuilder().WithApprover(Approver(nil)))
+	_, err := eng.Call(context.Background(), "notes.write", json.RawMessage(`{"text":"hi"}`))
+	if !errors.Is(err, engine.ErrDenied) || !strings.Contains(err.Error(), "no MCP client to ask") {
+		t.Errorf("want denied for want of an MCP client, got %v", err)
 	}
 }
 

@@ -86,8 +86,8 @@ default, the way hosts start MCP servers, or on streamable HTTP at --http.
 Scripts run in worker processes (--runner), so no script can take the server
 down. The whiteboard tools work on one board kept in memory while the server
 runs; the config's mcpServers are served too. Calls that --approve gates are
-put to the client's user through MCP elicitation when the client supports
-it, and run without asking otherwise.
+put to the client's user through MCP elicitation, and denied when the client
+cannot be asked (--approve none runs every call without asking).
 It serves until the client closes stdin, or Ctrl-C or SIGTERM (calls under
 way are then canceled); it exits 2 when it cannot start.`},
 	{"bench", "", "measure per-call, batch and code mode on whiteboard tasks",

@@ -144,13 +144,14 @@ func checkMCPAddr(addr string) error {
 // mcpEngine builds the engine the MCP server runs: the session's tools on
 // one whiteboard kept in memory while the server runs, with progress
 // notifications, and approvals asked of the MCP client's user for the
-// calls --approve gates (run without asking when the client cannot be
-// asked, as in "codemode run").
+// calls --approve gates. A gated call whose client cannot be asked is
+// denied, the message saying how to run such calls: whoever gated a call
+// did not mean it to run unseen.
 func mcpEngine(s *session) (*engine.Engine, error) {
 	tools := append(whiteboard.Tools(s.board), s.extraTools...)
 	b := engine.NewBuilder().Add(tools...).WithConfig(s.cfg).
 		WithObserver(mcpbind.ProgressObserver()).
-		WithApprover(mcpbind.Approver(nil)).
+		WithApprover(mcpbind.Approver(mcpbind.DenyUnasked(unaskedAdvice))).
 		WithApprovalPolicy(s.o.approve.policy())
 	if s.pool != nil {
 		b.WithScriptRunner(s.pool)
@@ -161,6 +162,9 @@ func mcpEngine(s *session) (*engine.Engine, error) {
 	}
 	return eng, nil
 }
+
+// unaskedAdvice ends the denial of a gated call whose client cannot be asked.
+const unaskedAdvice = "start codemode mcp with --approve none to run such calls without asking"
 
 // moduleVersion is the version MCP clients are told: the module's.
 func moduleVersion() string {

@@ -138,21 +138,7 @@ func TestMCPOverHTTP(t *testing.T) {
 }
 
 func TestMCPExposeCodeOverStdio(t *testing.T) {
-	srvIn, clientOut, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	clientIn, srvOut, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	exit := make(chan int, 1)
-	var stderr bytes.Buffer
-	go func() {
-		exit <- serveMCP(nil, func() {}, []string{"--expose", "code", "--runner", "inprocess"}, srvIn, srvOut, &stderr)
-		srvOut.Close()
-	}()
-	cs := mcpClient(t, &sdk.IOTransport{Reader: clientIn, Writer: clientOut})
+	cs, wait := mcpInProcess(t, "--expose", "code", "--runner", "inprocess")
 	list, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -165,10 +151,7 @@ func TestMCPExposeCodeOverStdio(t *testing.T) {
 		t.Errorf("tools (-want +got):\n%s", diff)
 	}
 	cs.Close()
-	if code := <-exit; code != exitOK {
-		t.Errorf("exit %d, stderr %q", code, stderr.String())
-	}
-	srvIn.Close()
+	wait()
 }
 
 func TestMCPUsageErrors(t *testing.T) {
@@ -229,4 +212,64 @@ func TestMCPSignalCancelsCallsUnderWay(t *testing.T) {
 	t.Logf("exited %v after SIGTERM", time.Since(start))
 	cs.Close()
 	<-answered
+}
+
+// TestHostileMCPApprovalFailsClosed: the test's client cannot be asked
+// (no elicitation), so deleteObject, which the default --approve gates, is
+// denied with the way out; --approve none runs it.
+func TestHostileMCPApprovalFailsClosed(t *testing.T) {
+	for _, tc := range []struct {
+		args     []string
+		wantText string
+	}{
+		{nil, `{"error":{"code":"denied","message":"call of \"deleteObject\" was denied: this MCP client cannot be asked for approval (it does not support elicitation); start codemode mcp with --approve none to run such calls without asking"}}`},
+		{[]string{"--approve", "none"}, `{"id":"sticky-1","deleted":["sticky-1"]}`},
+	} {
+		t.Run(strings.Join(append([]string{"mcp"}, tc.args...), " "), func(t *testing.T) {
+			cs, wait := mcpInProcess(t, append(tc.args, "--runner", "inprocess")...)
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "createStickyNote", Arguments: map[string]any{"text": "hi", "x": 0, "y": 0}})
+			if err != nil || res.IsError {
+				t.Fatalf("createStickyNote: %v %+v", err, res)
+			}
+			res, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: "deleteObject", Arguments: map[string]any{"objectId": "sticky-1"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := res.Content[0].(*sdk.TextContent).Text; got != tc.wantText || res.IsError != strings.Contains(tc.wantText, `"error"`) {
+				t.Errorf("deleteObject: isError=%v %s\nwant %s", res.IsError, got, tc.wantText)
+			}
+			cs.Close()
+			wait()
+		})
+	}
+}
+
+// mcpInProcess runs serveMCP with args on pipes and returns a connected
+// client and a function that waits for the server to end (once the
+// client is closed) and checks it exited 0.
+func mcpInProcess(t *testing.T, args ...string) (*sdk.ClientSession, func()) {
+	t.Helper()
+	srvIn, clientOut, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	clientIn, srvOut, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	exit := make(chan int, 1)
+	var stderr bytes.Buffer
+	go func() {
+		exit <- serveMCP(nil, func() {}, args, srvIn, srvOut, &stderr)
+		srvOut.Close()
+	}()
+	cs := mcpClient(t, &sdk.IOTransport{Reader: clientIn, Writer: clientOut})
+	return cs, func() {
+		if code := <-exit; code != exitOK {
+			t.Errorf("exit %d, stderr %q", code, stderr.String())
+		}
+		srvIn.Close()
+	}
 }
