@@ -17,7 +17,9 @@ const (
 	// ExposeAll lists every tool and meta-tool of the engine.
 	ExposeAll = "all"
 	// ExposeCode lists only execute_code and search_tools, so a host's
-	// prompt stays small however many tools the scripts can call.
+	// prompt stays small however many tools the scripts can call. A
+	// tools/call of another tool is an unknown_tool error saying to call it
+	// from a script.
 	ExposeCode = "code"
 )
 
@@ -57,6 +59,7 @@ func NewServer(eng *engine.Engine, opts ServerOptions) (*sdk.Server, error) {
 	}
 	srv := sdk.NewServer(&sdk.Implementation{Name: "codemode", Version: version}, nil)
 	h := &toolHandler{eng: eng, done: opts.Done, typed: map[string]bool{}}
+	var listed []string
 	for _, def := range eng.ToolDefinitions().MCP() {
 		if opts.Expose == ExposeCode && def.Name != engine.MetaExecuteCode && def.Name != engine.MetaSearchTools {
 			continue
@@ -67,7 +70,9 @@ func NewServer(eng *engine.Engine, opts ServerOptions) (*sdk.Server, error) {
 		}
 		h.typed[def.Name] = len(def.OutputSchema) > 0
 		srv.AddTool(t, h.handle)
+		listed = append(listed, def.Name)
 	}
+	srv.AddReceivingMiddleware(unlistedTools(eng, listed, opts.Expose))
 	return srv, nil
 }
 
@@ -95,10 +100,10 @@ type toolHandler struct {
 	typed map[string]bool // the tools with an output schema; read-only once serving
 }
 
-// handle runs one tools/call. Every failure of the call itself — unknown
-// tool, bad arguments, a tool's error — is a tool result with isError and
-// the engine's error object, never a protocol error: a model reads it and
-// can correct itself.
+// handle runs one tools/call of a listed tool (unlistedTools answers the
+// others). Every failure of the call itself — bad arguments, a tool's
+// error — is a tool result with isError and the engine's error object,
+// never a protocol error: a model reads it and can correct itself.
 func (h *toolHandler) handle(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 	ctx, cancel := context.WithCancel(withSession(ctx, req))
 	defer cancel()

@@ -210,11 +210,44 @@ func TestHostileServerUnknownToolInBatch(t *testing.T) {
 	}
 }
 
-func TestHostileServerUnlistedToolIsAProtocolError(t *testing.T) {
+// TestHostileServerUnlistedToolIsOurError: a tools/call of a name the
+// server does not list is an isError result with unknown_tool and
+// suggestions, as the engine's other failures, not the SDK's JSON-RPC error.
+func TestHostileServerUnlistedToolIsOurError(t *testing.T) {
+	const codeOnly = "this server exposes only execute_code and search_tools"
+	for _, tc := range []struct {
+		expose, name string
+		want         map[string]any
+	}{
+		{ExposeAll, "math.ad", map[string]any{"code": "unknown_tool", "message": `unknown tool "math.ad"`, "suggestions": []any{"math.add"}}},
+		{ExposeAll, "math-add", map[string]any{"code": "unknown_tool", "message": `unknown tool "math-add"`, "suggestions": []any{"math.add"}}},
+		{ExposeAll, "", map[string]any{"code": "unknown_tool", "message": `unknown tool ""`}},
+		{ExposeCode, "math.add", map[string]any{"code": "unknown_tool",
+			"message": `tool "math.add" is not served directly: ` + codeOnly + `; call it from a script with execute_code, as tools.math.add(...)`}},
+		{ExposeCode, "math.ad", map[string]any{"code": "unknown_tool", "suggestions": []any{"math.add"},
+			"message": `unknown tool "math.ad": ` + codeOnly + `; scripts (execute_code) call the other tools, and search_tools finds them`}},
+		{ExposeCode, "batch", map[string]any{"code": "unknown_tool",
+			"message": `unknown tool "batch": ` + codeOnly + `; scripts (execute_code) call the other tools, and search_tools finds them`}},
+	} {
+		t.Run(tc.expose+"/"+tc.name, func(t *testing.T) {
+			cs := connect(t, buildEngine(t, engine.NewBuilder()), ServerOptions{Expose: tc.expose}, nil)
+			res, got := callTool(t, cs, &sdk.CallToolParams{Name: tc.name, Arguments: map[string]any{"a": 1, "b": 2}})
+			if !res.IsError {
+				t.Errorf("want isError, got %v", got)
+			}
+			if diff := cmp.Diff(map[string]any{"error": tc.want}, got); diff != "" {
+				t.Errorf("result (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestHostileServerHugeUnknownToolName(t *testing.T) {
 	cs := connect(t, buildEngine(t, engine.NewBuilder()), ServerOptions{Expose: ExposeCode}, nil)
-	_, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "math.add", Arguments: map[string]any{"a": 1, "b": 2}})
-	if err == nil || !strings.Contains(err.Error(), "math.add") {
-		t.Errorf("calling a tool the server does not list: want an error naming it, got %v", err)
+	res, got := callTool(t, cs, &sdk.CallToolParams{Name: strings.Repeat("math.add", 1<<17), Arguments: map[string]any{}})
+	e, _ := got["error"].(map[string]any)
+	if msg, _ := e["message"].(string); !res.IsError || e["code"] != "unknown_tool" || len(msg) > engine.MaxErrorMessageChars+100 {
+		t.Errorf("want a bounded unknown_tool, got isError=%v, code %v, a message of %d bytes", res.IsError, e["code"], len(msg))
 	}
 }
 
