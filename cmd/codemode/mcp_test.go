@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -271,5 +273,69 @@ func mcpInProcess(t *testing.T, args ...string) (*sdk.ClientSession, func()) {
 			t.Errorf("exit %d, stderr %q", code, stderr.String())
 		}
 		srvIn.Close()
+	}
+}
+
+// TestHostileMCPHTTPRefusesRebindingAndCrossOrigin: the token-less HTTP
+// endpoint answers 403 to a Host that is not loopback (DNS rebinding) and
+// to a browser's cross-origin POST, and serves a same-origin one.
+func TestHostileMCPHTTPRefusesRebindingAndCrossOrigin(t *testing.T) {
+	sigs := make(chan os.Signal, 1)
+	stderr := &lockedBuffer{}
+	exit := make(chan int, 1)
+	go func() {
+		exit <- serveMCP(sigs, func() {}, []string{"--http", "127.0.0.1:0", "--runner", "inprocess"}, strings.NewReader(""), io.Discard, stderr)
+	}()
+	var url string
+	for deadline := time.Now().Add(30 * time.Second); url == ""; {
+		if m := mcpReadyRe.FindStringSubmatch(stderr.String()); m != nil {
+			url = m[1]
+		} else if time.Now().After(deadline) {
+			t.Fatalf("not ready after 30s:\n%s", stderr.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	for _, tc := range []struct {
+		name   string
+		header map[string]string
+		want   int
+	}{
+		{"same origin", nil, http.StatusOK},
+		{"rebound host", map[string]string{"Host": "evil.example"}, http.StatusForbidden},
+		{"cross-origin page", map[string]string{"Origin": "https://evil.example", "Sec-Fetch-Site": "cross-site"}, http.StatusForbidden},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req, err := http.NewRequest("POST", url, strings.NewReader(initialize))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			for k, v := range tc.header {
+				req.Header.Set(k, v)
+			}
+			if host, ok := tc.header["Host"]; ok {
+				req.Host = host
+			}
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			if res.StatusCode != tc.want {
+				t.Errorf("status %d, want %d: %s", res.StatusCode, tc.want, body)
+			}
+		})
+	}
+	sigs <- os.Interrupt
+	select {
+	case code := <-exit:
+		if code != exitOK {
+			t.Errorf("exit %d:\n%s", code, stderr.String())
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatalf("still serving 60s after the signal:\n%s", stderr.String())
 	}
 }
