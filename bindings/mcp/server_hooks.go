@@ -116,11 +116,15 @@ func Approver(fallback engine.Approver) engine.Approver {
 // DenyUnasked returns a fallback for Approver that denies every call,
 // saying why the MCP client could not be asked and then advice, when not
 // empty: what the user can do to run such calls (a command-line flag, say).
+// Used alone as an engine's Approver, it denies every gated call.
 func DenyUnasked(advice string) engine.Approver {
 	return engine.ApproverFunc(func(ctx context.Context, reqs []engine.ApprovalRequest) ([]engine.Decision, error) {
 		reason := "no MCP client to ask for approval (the run did not come from one)"
 		if s := sessionFrom(ctx); s != nil {
-			reason = "this MCP client cannot be asked for approval (" + unaskable(s.session) + ")"
+			reason = "the MCP client was not asked for approval" // DenyUnasked used alone, not as a fallback
+			if why := unaskable(s.session); why != "" {
+				reason = "this MCP client cannot be asked for approval (" + why + ")"
+			}
 		}
 		if advice != "" {
 			reason += "; " + advice

@@ -416,6 +416,22 @@ func TestServerDenyUnaskedGivesAdvice(t *testing.T) {
 	}
 }
 
+// TestServerDenyUnaskedAloneDenies: used as the engine's Approver itself,
+// DenyUnasked denies even a client that could be asked, without asking it.
+func TestServerDenyUnaskedAloneDenies(t *testing.T) {
+	copts := &sdk.ClientOptions{ElicitationHandler: func(context.Context, *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+		t.Error("DenyUnasked asked the client")
+		return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, nil
+	}}
+	eng := buildEngine(t, engine.NewBuilder().WithApprover(DenyUnasked("")))
+	cs := connectVersion(t, eng, ServerOptions{}, copts, "2025-11-25")
+	_, got := callTool(t, cs, &sdk.CallToolParams{Name: "notes.write", Arguments: map[string]any{"text": "hi"}})
+	want := map[string]any{"error": map[string]any{"code": "denied", "message": `call of "notes.write" was denied: the MCP client was not asked for approval`}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("result (-want +got):\n%s", diff)
+	}
+}
+
 // TestHostileApprovalOutsideMCPFailsClosed: on an engine shared with other
 // front ends, a run the MCP server did not start has nobody to ask either.
 func TestHostileApprovalOutsideMCPFailsClosed(t *testing.T) {
