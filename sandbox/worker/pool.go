@@ -334,9 +334,11 @@ func ctxError(ctx context.Context) *js.Error {
 // backstop is how long past a run's own timeout the pool waits for its
 // worker's answer before killing it: the worker normally answers within
 // milliseconds of its budget (or 50 ms after, for a builtin it had to
-// abandon), so this only fires for a frozen worker.
+// abandon), so this only fires for a frozen worker. At least half a second:
+// on a loaded machine a healthy worker can take a few hundred milliseconds
+// to be scheduled, and killing it costs a new process.
 func backstop(timeout time.Duration) time.Duration {
-	return min(max(timeout/2, 100*time.Millisecond), 2*time.Second)
+	return min(max(timeout/2, 500*time.Millisecond), 2*time.Second)
 }
 
 // newBackstop is a timer that fires at timeout + backstop(timeout).

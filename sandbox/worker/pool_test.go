@@ -90,7 +90,7 @@ func TestRunLikeInProcess(t *testing.T) {
 		{`await tools.nope({})`, 0},
 		{`let x: number = 4; return x * 2`, 0}, // TypeScript
 		{`return (`, 0},                        // syntax error
-		{`while (true) {}`, 2 * time.Second},   // the backstop's grace is half of it: a busy machine's worker answers in time
+		{`while (true) {}`, 4 * time.Second},   // the backstop's grace is half of it: a busy machine's worker answers in time
 		{`throw new RangeError("no")`, 0},
 	}
 	cache := js.NewCache(16)

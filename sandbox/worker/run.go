@@ -305,8 +305,11 @@ func (w *proc) run(ctx context.Context, job js.Job) (res *js.Result, healthy boo
 }
 
 // abortGrace is how long a run that is ending (canceled by its caller, or
-// a call aborted by the host) waits for its worker's answer.
-const abortGrace = 250 * time.Millisecond
+// a call aborted by the host) waits for its worker's answer: a healthy
+// worker answers within milliseconds, but on a loaded machine it can take a
+// few hundred to be scheduled, and a worker killed needlessly costs a new
+// process. Only a frozen worker makes the caller wait this long.
+const abortGrace = time.Second
 
 // misbehaved ends a worker that broke the protocol.
 func (w *proc) misbehaved(hr *hostRun, what string) *js.Result {
