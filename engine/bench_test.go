@@ -114,3 +114,16 @@ func BenchmarkParseBatchRequest(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkBuildWhiteboard is the engine set-up of a CLI command: the
+// whiteboard's tools made for a board, and an engine built over them, as
+// "codemode run" does once per process. (Work done once per process, such as
+// reflecting the tools' argument types, is in the first iteration only.)
+func BenchmarkBuildWhiteboard(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := engine.NewBuilder().Add(whiteboard.Tools(whiteboard.NewBoard())...).Build(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
