@@ -32,15 +32,17 @@ func SchemaOf(t reflect.Type) (doc json.RawMessage, err error) {
 	s := r.ReflectFromType(t)
 	s.Version = "" // draft 2020-12 is the engine's default; keep schemas short for models
 	if name, ok := strings.CutPrefix(s.Ref, "#/$defs/"); ok && s.Definitions[name] != nil {
-		s = inlineRoot(s, name)
+		return marshalInlined(s, name)
 	}
 	return json.Marshal(s)
 }
 
-// inlineRoot replaces a root that is only a $ref to $defs[name] by that
-// definition, keeping $defs for nested types, and keeping the definition
-// itself only when something still refers to it (a type that contains itself).
-func inlineRoot(s *jsonschema.Schema, name string) *jsonschema.Schema {
+// marshalInlined marshals s, a root that is only a $ref to $defs[name], as
+// that definition, keeping $defs for nested types, and keeping the
+// definition itself only when something still refers to it (a type that
+// contains itself). Marshalling is most of reflecting a schema, so the
+// usual case, where nothing refers to it, marshals once.
+func marshalInlined(s *jsonschema.Schema, name string) (json.RawMessage, error) {
 	root := *s.Definitions[name]
 	others := make(jsonschema.Definitions, len(s.Definitions))
 	for k, v := range s.Definitions {
@@ -48,13 +50,14 @@ func inlineRoot(s *jsonschema.Schema, name string) *jsonschema.Schema {
 			others[k] = v
 		}
 	}
-	root.Definitions = others
-	probe, _ := json.Marshal(&root)
-	if bytes.Contains(probe, []byte(`"#/$defs/`+name+`"`)) {
-		root.Definitions = s.Definitions
+	root.Definitions = nil
+	if len(others) > 0 {
+		root.Definitions = others
 	}
-	if len(root.Definitions) == 0 {
-		root.Definitions = nil
+	doc, err := json.Marshal(&root)
+	if err != nil || !bytes.Contains(doc, []byte(`"#/$defs/`+name+`"`)) {
+		return doc, err
 	}
-	return &root
+	root.Definitions = s.Definitions
+	return json.Marshal(&root)
 }

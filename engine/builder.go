@@ -152,11 +152,9 @@ func (b *Builder) Build() (*Engine, error) {
 		e.setLimits(search)
 		e.scriptTools = append(slices.Clone(e.names), MetaSearchTools)
 	}
-	meta, err := e.metaTools()
-	if err != nil {
+	if err := e.planMetaTools(); err != nil {
 		return nil, WrapError(CodeBadRequest, err)
 	}
-	e.meta = meta
 	return e, nil
 }
 

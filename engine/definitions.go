@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"sync"
 
 	"github.com/codemode-dev/codemode/engine/internal/defs"
 	"github.com/codemode-dev/codemode/engine/internal/tsgen"
@@ -75,17 +76,20 @@ type Definitions struct {
 // strict mode: see Definitions.OpenAI) can neither misspell a tool nor
 // malform its arguments.
 func (e *Engine) ToolDefinitions() Definitions {
-	return Definitions{Tools: append(e.Tools(), e.meta...)}
+	return Definitions{Tools: append(e.Tools(), e.meta()...)}
 }
 
-// metaTools builds the meta-tool definitions for Build, and records where
-// the strict forms of the definitions made optional members nullable.
-func (e *Engine) metaTools() ([]Tool, error) {
+// planMetaTools makes, for Build, the batch meta-tool's schema, which fails
+// on a tool schema it cannot embed, and sets up the rest of the meta-tool
+// definitions, and where their strict forms make optional members nullable,
+// to be made on first use (see Engine.meta).
+func (e *Engine) planMetaTools() error {
+	e.meta = func() []Tool { return nil }
+	e.nulls = func() map[string]*defs.Nulls { return nil }
 	if len(e.names) == 0 {
-		return nil, nil
+		return nil
 	}
-	opt := defs.DefaultBatchOptions()
-	opt.MaxOperations = e.cfg.Limits.MaxOperations
+	opt := e.batchOptions()
 	in := e.Tools()
 	list := make([]defs.Tool, len(in))
 	for i, t := range in {
@@ -93,8 +97,24 @@ func (e *Engine) metaTools() ([]Tool, error) {
 	}
 	schema, err := defs.BatchSchema(list, opt)
 	if err != nil {
-		return nil, fmt.Errorf("batch meta-tool schema: %w", err)
+		return fmt.Errorf("batch meta-tool schema: %w", err)
 	}
+	e.batchSchema = schema
+	e.meta = sync.OnceValue(e.metaTools)
+	e.nulls = sync.OnceValue(func() map[string]*defs.Nulls {
+		return planNulls(Definitions{Tools: append(e.Tools(), e.meta()...)})
+	})
+	return nil
+}
+
+func (e *Engine) batchOptions() defs.BatchOptions {
+	opt := defs.DefaultBatchOptions()
+	opt.MaxOperations = e.cfg.Limits.MaxOperations
+	return opt
+}
+
+// metaTools makes the meta-tool definitions of an engine with tools.
+func (e *Engine) metaTools() []Tool {
 	code := defs.ExecuteCodeOptions{
 		MaxToolCalls:   e.cfg.Script.MaxToolCalls,
 		TimeoutSeconds: e.cfg.Script.Timeout.D().Seconds(),
@@ -109,8 +129,8 @@ func (e *Engine) metaTools() ([]Tool, error) {
 	}
 	meta := []Tool{{
 		Name:        MetaBatch,
-		Description: defs.BatchDescription(opt),
-		InputSchema: schema,
+		Description: defs.BatchDescription(e.batchOptions()),
+		InputSchema: e.batchSchema,
 		Annotations: Annotations{Title: "Batch of tool calls", OpenWorldHint: Bool(false)},
 	}, {
 		Name:        MetaExecuteCode,
@@ -119,19 +139,19 @@ func (e *Engine) metaTools() ([]Tool, error) {
 		Annotations: Annotations{Title: "Run a script that calls the tools", OpenWorldHint: Bool(false)},
 	}, e.search.Tool}
 	meta[2].Handler = nil
-	e.planNulls(Definitions{Tools: append(in, meta...)})
-	return meta, nil
+	return meta
 }
 
 // planNulls records, per tool and meta-tool, where the OpenAI export's
 // strict form made an optional member nullable (see dropNulls).
-func (e *Engine) planNulls(d Definitions) {
-	e.nulls = map[string]*defs.Nulls{}
+func planNulls(d Definitions) map[string]*defs.Nulls {
+	nulls := map[string]*defs.Nulls{}
 	for _, t := range d.list() {
 		if n := defs.Strict(defs.InputSchema(t)).Nulls; n != nil {
-			e.nulls[t.Name] = n
+			nulls[t.Name] = n
 		}
 	}
+	return nulls
 }
 
 // dropNulls takes out of a model's arguments for tool the nulls it sent for
@@ -140,7 +160,7 @@ func (e *Engine) planNulls(d Definitions) {
 // tool's schema, whose schema does not take null, are dropped: a call that
 // keeps such a null would fail validation anyway.
 func (e *Engine) dropNulls(tool string, args json.RawMessage) json.RawMessage {
-	out, _ := e.nulls[tool].Drop(args)
+	out, _ := e.nulls()[tool].Drop(args)
 	return out
 }
 

@@ -18,9 +18,16 @@ type Engine struct {
 	obs      Observer // nil: no observers, no event work at all
 	approver Approver // nil: approvals off
 	policy   ApprovalPolicy
-	meta     []Tool                 // meta-tool definitions, built once
-	nulls    map[string]*defs.Nulls // where strict definitions made optional members nullable
-	runner   ScriptRunner
+	// batchSchema is the batch meta-tool's input schema, made at Build,
+	// which reports the tool schemas it cannot embed.
+	batchSchema json.RawMessage
+	// meta (the meta-tool definitions) and nulls (where strict definitions
+	// made optional members nullable) are made on first use, once: most
+	// runs never show a model the definitions, and execute_code's
+	// description holds every tool's TypeScript declaration.
+	meta   func() []Tool
+	nulls  func() map[string]*defs.Nulls
+	runner ScriptRunner
 	// search is the search_tools meta-tool, called like a tool; nil without tools.
 	search *registered
 	// scriptTools are the names scripts can call: the tools and search_tools.

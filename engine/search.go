@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/codemode-dev/codemode/engine/internal/schema"
@@ -28,6 +29,11 @@ var searchToolsSchema = fmt.Sprintf(`{"type":"object","properties":{`+
 	`"query":{"type":"string","description":"Keywords: words of the tool's name, namespace, description or parameter names."},`+
 	`"limit":{"type":"integer","minimum":1,"maximum":%d,"default":%d,"description":"Most tools to return."}},`+
 	`"required":["query"],"additionalProperties":false}`, maxSearchLimit, defaultSearchLimit)
+
+// searchToolsCompiled is searchToolsSchema compiled, once per process.
+var searchToolsCompiled = sync.OnceValues(func() (*schema.Schema, error) {
+	return schema.Compile(json.RawMessage(searchToolsSchema))
+})
 
 const searchToolsDescription = "Find tools by keywords in their names, namespaces, descriptions and parameter names. " +
 	"Returns {tools: [{name, description, declaration}]}, best match first; declaration is the tool's TypeScript declaration " +
@@ -59,11 +65,15 @@ func (e *Engine) newSearchTool() (*registered, error) {
 	if len(e.names) == 0 {
 		return nil, nil
 	}
-	entries := make([]searchEntry, len(e.names))
-	for i, n := range e.names {
-		entries[i] = newSearchEntry(e.tools[n].Tool)
-	}
-	s, err := schema.Compile(json.RawMessage(searchToolsSchema))
+	// The index is made by the first search: most runs make none.
+	entries := sync.OnceValue(func() []searchEntry {
+		entries := make([]searchEntry, len(e.names))
+		for i, n := range e.names {
+			entries[i] = newSearchEntry(e.tools[n].Tool)
+		}
+		return entries
+	})
+	s, err := searchToolsCompiled()
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +83,7 @@ func (e *Engine) newSearchTool() (*registered, error) {
 		InputSchema: json.RawMessage(searchToolsSchema),
 		Annotations: Annotations{Title: "Search the tools", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: Bool(false)},
 		Handler: func(_ context.Context, args json.RawMessage) (json.RawMessage, error) {
-			return searchTools(entries, args)
+			return searchTools(entries(), args)
 		},
 	}
 	return &registered{Tool: t, schema: s}, nil
