@@ -74,7 +74,8 @@ type Definitions struct {
 // tools, ≤ 48 KiB of schemas), is a union keyed by tool name carrying each
 // tool's own argument schema, so a model under strict decoding (OpenAI's
 // strict mode: see Definitions.OpenAI) can neither misspell a tool nor
-// malform its arguments.
+// malform its arguments. The meta-tools' definitions are made by the first
+// call (execute_code's description holds every tool's declaration) and kept.
 func (e *Engine) ToolDefinitions() Definitions {
 	return Definitions{Tools: append(e.Tools(), e.meta()...)}
 }

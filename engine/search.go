@@ -50,7 +50,7 @@ const (
 	minPrefixRunes           = 3   // shorter query words match whole words only
 )
 
-// searchEntry is one tool's words, found once at Build.
+// searchEntry is one tool's words, found once, at the engine's first search.
 type searchEntry struct {
 	name, description string
 	lower, wire       string // the name in lower case, canonical and wire form
@@ -221,7 +221,7 @@ var stopWords = map[string]bool{
 
 // Bounds of tokenizing: a query (or a name, or a parameter's name) is cut
 // to maxWords words of its first maxQueryRunes runes, so a hostile query
-// costs little per tool; a description to more, once at Build.
+// costs little per tool; a description to more, once per engine.
 const (
 	maxQueryRunes = 1000
 	maxWords      = 64

@@ -92,8 +92,12 @@ func runJob(j job, args []string, stdin io.Reader, stdout, stderr io.Writer) int
 	}
 	res, _ := json.MarshalIndent(out.result, "", "  ")
 	fmt.Fprintf(stdout, "%s\n", res)
-	if hint := unknownToolHint(out.unknown, s.toolNames(), o.wasmDirs); hint != "" {
-		fmt.Fprintf(stderr, "codemode: %s\n", hint)
+	// Only then the names: they come from the definitions, which the engine
+	// makes on first use (execute_code's description declares every tool).
+	if len(out.unknown) > 0 {
+		if hint := unknownToolHint(out.unknown, s.toolNames(), o.wasmDirs); hint != "" {
+			fmt.Fprintf(stderr, "codemode: %s\n", hint)
+		}
 	}
 	if hint := o.timeout.secondsHint(); hint != "" && out.timedOut {
 		fmt.Fprintf(stderr, "codemode: %s\n", hint)
