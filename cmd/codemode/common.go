@@ -162,7 +162,10 @@ func openSession(o *options, timeoutOf string, earlier ...error) (*session, erro
 	if o.svg != "" {
 		add(checkSVG(o))
 	}
-	if len(errs) == 0 && timeoutOf != "" && o.runner != "inprocess" {
+	// A batch runs no script (execute_code is refused inside one), so
+	// without WASM tools nothing of it would run in a worker.
+	needsWorkers := timeoutOf != "" && (timeoutOf != "batch" || len(o.wasmDirs) > 0)
+	if len(errs) == 0 && needsWorkers && o.runner != "inprocess" {
 		// One script per command: one worker, started now, while the tools
 		// load; a WASM call the script makes starts a second. (When a problem
 		// is known already nothing will run, and the tools load only to

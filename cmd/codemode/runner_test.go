@@ -50,3 +50,28 @@ func TestRunnerFlag(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, errs)
 	}
 }
+
+// A batch runs no script, so without WASM tools the worker runner starts no
+// worker process for it; run starts one for its script.
+func TestRunnerWorkerStartsOnlyWhatRuns(t *testing.T) {
+	for _, tc := range []struct {
+		cmd, timeoutOf string
+		wantPool       bool
+	}{
+		{"batch", "batch", false},
+		{"run", "script", true},
+	} {
+		var o options
+		if _, err := parseFlags(tc.cmd, &o, []string{"--wasm-cache", "off"}); err != nil {
+			t.Fatal(err)
+		}
+		s, err := openSession(&o, tc.timeoutOf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.pool != nil; got != tc.wantPool {
+			t.Errorf("%s: a worker pool: %v, want %v", tc.cmd, got, tc.wantPool)
+		}
+		s.close()
+	}
+}

@@ -1,6 +1,7 @@
 // Command startup times the codemode CLI from process start to exit: "run"
 // of a script that is just "return 1" (with the default worker runner, and
-// with --runner inprocess) and "help", which loads nothing, as the floor
+// with --runner inprocess), "batch" of one getBoardState, and "help", which
+// loads nothing, as the floor
 // every command pays (the binary and its package inits). It runs each
 // command of each binary given in turn, round after round, so that a noisy
 // machine slows them all alike, and prints the median, the 10th and 90th
@@ -39,9 +40,14 @@ func main() {
 	if err := os.WriteFile(script, []byte("return 1\n"), 0o644); err != nil {
 		fail(err)
 	}
+	batch := filepath.Join(dir, "one.json")
+	if err := os.WriteFile(batch, []byte(`{"operations":[{"tool":"getBoardState","args":{}}]}`), 0o644); err != nil {
+		fail(err)
+	}
 	commands := [][]string{
 		{"run", script},
 		{"run", "--runner", "inprocess", script},
+		{"batch", batch},
 		{"help"},
 	}
 	times := make([][][]time.Duration, len(bins)) // [binary][command][round]
@@ -90,8 +96,8 @@ func timeRun(bin string, args []string) (time.Duration, error) {
 
 func label(args []string) string {
 	switch {
-	case args[0] == "help":
-		return "help"
+	case args[0] != "run":
+		return args[0]
 	case len(args) > 2:
 		return "run --runner inprocess one.js"
 	}
