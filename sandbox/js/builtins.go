@@ -48,12 +48,6 @@ var unwrapped = []struct{ prefix, why string }{
 	{"Date.UTC", "numbers in, a number out"},
 	{"Date.now", "no input"},
 	{"Date.parse", "parses a string into a number; work linear in its length"},
-	// The prelude deletes these globals: nothing of them is reachable.
-	{"ArrayBuffer", "deleted"}, {"SharedArrayBuffer", "deleted"}, {"DataView", "deleted"}, {"Atomics", "deleted"},
-	{"Int8Array", "deleted"}, {"Uint8Array", "deleted"}, {"Uint8ClampedArray", "deleted"}, {"Int16Array", "deleted"},
-	{"Uint16Array", "deleted"}, {"Int32Array", "deleted"}, {"Uint32Array", "deleted"}, {"Float32Array", "deleted"},
-	{"Float64Array", "deleted"}, {"BigInt64Array", "deleted"}, {"BigUint64Array", "deleted"}, {"BigInt", "deleted"},
-	{"Proxy", "deleted"}, {"eval", "deleted"},
 }
 
 // unwrappedWhy is the reason path is left unwrapped, or "".
@@ -124,6 +118,9 @@ var builtinRefs = sync.OnceValue(func() []builtinRef {
 			}
 		}
 		for _, k := range keys {
+			if s, ok := k.(string); ok && it.obj == vm.GlobalObject() && removedGlobals[s] {
+				continue // not on the sandbox's global object
+			}
 			var kv goja.Value
 			if s, ok := k.(string); ok {
 				kv = vm.ToValue(s)
@@ -286,7 +283,7 @@ func (r *runner) wrapper(ref builtinRef, f goja.Callable) goja.Value {
 // a large array calls next natively once per element, and the wrapper's
 // check stops an ended run there.
 func (r *runner) guardIterators() error {
-	v, err := r.vm.RunString(`[[][Symbol.iterator](), new Map()[Symbol.iterator](), new Set()[Symbol.iterator](), ""[Symbol.iterator](), /x/[Symbol.matchAll]("")].map(Object.getPrototypeOf)`)
+	v, err := r.vm.RunProgram(iteratorProtos())
 	if err != nil {
 		return err
 	}
@@ -302,6 +299,12 @@ func (r *runner) guardIterators() error {
 	}
 	return nil
 }
+
+// iteratorProtos finds the iterator prototypes; compiled once, as the
+// prelude is.
+var iteratorProtos = sync.OnceValue(func() *goja.Program {
+	return goja.MustCompile("iterators.js", `[[][Symbol.iterator](), new Map()[Symbol.iterator](), new Set()[Symbol.iterator](), ""[Symbol.iterator](), /x/[Symbol.matchAll]("")].map(Object.getPrototypeOf)`, true)
+})
 
 // resolve follows path from the global object, caching owners by path.
 func (r *runner) resolve(cache map[string]*goja.Object, g *goja.Object, name string, path []any) *goja.Object {

@@ -12,7 +12,7 @@ import (
 // guards touch dozens of them (BenchmarkSetup).
 func (r *runner) harden() error {
 	vm := r.vm
-	g := vm.GlobalObject()
+	g := r.replaceGlobal()
 	jsonObj := g.Get("JSON").(*goja.Object)
 	r.jsonParse, _ = goja.AssertFunction(jsonObj.Get("parse"))
 	r.gopd, _ = goja.AssertFunction(g.Get("Object").(*goja.Object).Get("getOwnPropertyDescriptor"))

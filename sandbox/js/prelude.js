@@ -170,20 +170,7 @@
     define(getProto(f), "constructor", { value: blocked, writable: false, enumerable: false, configurable: false });
   }
   define(g, "Function", { value: blocked, writable: false, enumerable: false, configurable: false });
-  // Proxy: a chain of proxies without traps recursed in Go on every access
-  // (a million of them overflowed Go's stack), and tools exchange JSON, so
-  // scripts do without it. BigInt: a BigInt value can be made as large as
-  // memory allows in one native step (BigInt.asUintN(2**34, -1n)); the
-  // compiler refuses BigInt literals, and without the global no BigInt can
-  // exist.
-  delete g.Proxy;
-  delete g.BigInt;
-  // Binary buffers allocate their whole size in one step, out of reach of
-  // every guard; tools exchange JSON, so scripts do without them.
-  for (const name of ["eval", "ArrayBuffer", "SharedArrayBuffer", "DataView", "Atomics",
-    "Int8Array", "Uint8Array", "Uint8ClampedArray", "Int16Array", "Uint16Array", "Int32Array",
-    "Uint32Array", "Float32Array", "Float64Array", "BigInt64Array", "BigUint64Array"]) {
-    delete g[name];
-  }
+  // BigInt, Proxy, eval and the binary buffers are not on the global
+  // object (removedGlobals, global.go).
   return { stringify: safeStringify };
 })
