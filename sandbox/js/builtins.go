@@ -82,6 +82,39 @@ type builtinRef struct {
 	ownerName string
 	key       any
 	kind      builtinKind
+	spec      *wrapSpec
+	setter    *wrapSpec // a getter's: the same property's setter, if it has one
+}
+
+// wrapSpec is what the wrapper of one builtin needs besides its run: made
+// once per process, so that a run makes only the wrapper itself.
+type wrapSpec struct {
+	path    string
+	name    goja.Value // the wrapper's name, the builtin's ("map", "get flags", "[Symbol.iterator]")
+	guard   argGuard
+	replace func(r *runner, c goja.FunctionCall) goja.Value
+	timed   bool // a RegExp method: see timedCall
+}
+
+// newWrapSpec makes the spec of the builtin at path, whose property is key.
+// The name is a string value, which holds no reference to a runtime, so
+// every run can share it.
+func newWrapSpec(vm *goja.Runtime, path string, key any, kind builtinKind) *wrapSpec {
+	var name string
+	switch k := key.(type) {
+	case string:
+		name = k
+	case *goja.Symbol:
+		name = "[" + k.String() + "]"
+	}
+	switch kind {
+	case builtinGetter:
+		name = "get " + name
+	case builtinSetter:
+		name = "set " + name
+	}
+	return &wrapSpec{path: path, name: vm.ToValue(name), guard: builtinGuards[path], replace: builtinReplacements[path],
+		timed: strings.HasPrefix(path, "RegExp.prototype.") || strings.HasPrefix(path, "RegExp.prototype[")}
 }
 
 // builtinRefs lists the wrapped builtins, found once per process in a fresh
@@ -141,7 +174,13 @@ var builtinRefs = sync.OnceValue(func() []builtinRef {
 				if _, isFunc := goja.AssertFunction(f); isFunc && wrappable(f) {
 					name := refName(builtinKind(kind), path)
 					if unwrappedWhy(name) == "" {
-						refs = append(refs, builtinRef{path: name, owner: it.path, ownerName: refName(builtinValue, it.path), key: k, kind: builtinKind(kind)})
+						ref := builtinRef{path: name, owner: it.path, ownerName: refName(builtinValue, it.path), key: k, kind: builtinKind(kind)}
+						ref.spec = newWrapSpec(vm, name, k, ref.kind)
+						if ref.kind == builtinGetter {
+							setPath := "set" + strings.TrimPrefix(name, "get")
+							ref.setter = newWrapSpec(vm, setPath, k, builtinSetter)
+						}
+						refs = append(refs, ref)
 					}
 				}
 				if kind == 0 {
@@ -213,7 +252,7 @@ func (r *runner) guardBuiltins() {
 			if f == nil {
 				continue
 			}
-			w := r.wrapper(ref, f)
+			w := r.wrapper(ref.spec, f)
 			switch k := ref.key.(type) {
 			case string:
 				_ = owner.DefineDataProperty(k, w, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
@@ -239,10 +278,10 @@ func (r *runner) guardBuiltins() {
 		desc := d.(*goja.Object)
 		var get, set goja.Value = goja.Undefined(), goja.Undefined()
 		if f, ok := goja.AssertFunction(desc.Get("get")); ok {
-			get = r.wrapper(ref, f)
+			get = r.wrapper(ref.spec, f)
 		}
 		if f, ok := goja.AssertFunction(desc.Get("set")); ok {
-			set = r.wrapper(builtinRef{path: "set" + strings.TrimPrefix(ref.path, "get"), key: ref.key, kind: builtinSetter}, f)
+			set = r.wrapper(ref.setter, f)
 		}
 		enum := goja.FLAG_FALSE
 		if desc.Get("enumerable").ToBoolean() {
@@ -257,24 +296,11 @@ func (r *runner) guardBuiltins() {
 	}
 }
 
-// wrapper makes the guarded function for ref, named as the builtin is
+// wrapper makes the guarded function of spec, named as the builtin is
 // (goja would name it after the Go closure).
-func (r *runner) wrapper(ref builtinRef, f goja.Callable) goja.Value {
-	w := r.vm.ToValue(r.guarded(ref.path, f)).(*goja.Object)
-	var name string
-	switch k := ref.key.(type) {
-	case string:
-		name = k
-	case *goja.Symbol:
-		name = "[" + k.String() + "]"
-	}
-	switch ref.kind {
-	case builtinGetter:
-		name = "get " + name
-	case builtinSetter:
-		name = "set " + name
-	}
-	_ = w.DefineDataProperty("name", r.vm.ToValue(name), goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+func (r *runner) wrapper(spec *wrapSpec, f goja.Callable) goja.Value {
+	w := r.vm.ToValue(r.guarded(spec, f)).(*goja.Object)
+	_ = w.DefineDataProperty("name", spec.name, goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
 	return w
 }
 
@@ -288,17 +314,28 @@ func (r *runner) guardIterators() error {
 		return err
 	}
 	protos := v.(*goja.Object)
-	for i, name := range []string{"%ArrayIteratorPrototype%", "%MapIteratorPrototype%", "%SetIteratorPrototype%", "%StringIteratorPrototype%", "%RegExpStringIteratorPrototype%"} {
+	for i, spec := range iteratorNexts() {
 		p, ok := protos.Get(strconv.Itoa(i)).(*goja.Object)
 		if !ok {
 			continue
 		}
 		if f, ok := goja.AssertFunction(p.Get("next")); ok {
-			_ = p.DefineDataProperty("next", r.wrapper(builtinRef{path: name + ".next", key: "next"}, f), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+			_ = p.DefineDataProperty("next", r.wrapper(spec, f), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
 		}
 	}
 	return nil
 }
+
+// iteratorNexts are the specs of the iterators' next, in the order of
+// iteratorProtos.
+var iteratorNexts = sync.OnceValue(func() []*wrapSpec {
+	vm := goja.New()
+	var specs []*wrapSpec
+	for _, name := range []string{"%ArrayIteratorPrototype%", "%MapIteratorPrototype%", "%SetIteratorPrototype%", "%StringIteratorPrototype%", "%RegExpStringIteratorPrototype%"} {
+		specs = append(specs, newWrapSpec(vm, name+".next", "next", builtinValue))
+	}
+	return specs
+})
 
 // iteratorProtos finds the iterator prototypes; compiled once, as the
 // prelude is.
@@ -331,13 +368,9 @@ func (r *runner) resolve(cache map[string]*goja.Object, g *goja.Object, name str
 	return o
 }
 
-// guarded is the wrapper of one builtin (see the comment at the top).
-func (r *runner) guarded(path string, orig goja.Callable) func(goja.FunctionCall) goja.Value {
-	guard := builtinGuards[path]
-	run := func(c goja.FunctionCall) goja.Value { return call(orig, c) }
-	if strings.HasPrefix(path, "RegExp.prototype.") || strings.HasPrefix(path, "RegExp.prototype[") {
-		run = r.timedRegexp(orig)
-	}
+// guarded is the wrapper of one builtin (see the comment at the top): one
+// closure per builtin and run, the rest is in spec.
+func (r *runner) guarded(spec *wrapSpec, orig goja.Callable) func(goja.FunctionCall) goja.Value {
 	return func(c goja.FunctionCall) goja.Value {
 		if err := r.killErr.Load(); err != nil {
 			panic(r.vm.NewGoError(err)) // the interrupt is pending too: uncatchable
@@ -346,19 +379,23 @@ func (r *runner) guarded(path string, orig goja.Callable) func(goja.FunctionCall
 		defer func() { r.depth-- }()
 		if r.depth > r.lim.MaxCallDepth {
 			r.abort(&Error{Code: CodeLimitExceeded, Message: fmt.Sprintf(
-				"builtins called each other more than %d deep (%s; runaway recursion through toString, getters or bind?)", r.lim.MaxCallDepth, path)})
+				"builtins called each other more than %d deep (%s; runaway recursion through toString, getters or bind?)", r.lim.MaxCallDepth, spec.path)})
 		}
-		if guard != nil {
-			c = guard(r, c)
+		if spec.guard != nil {
+			c = spec.guard(r, c)
 		}
 		var v goja.Value
-		if replace := builtinReplacements[path]; replace != nil {
-			v = replace(r, c)
+		if spec.replace != nil {
+			v = spec.replace(r, c)
 		}
 		if v == nil {
-			v = run(c)
+			if spec.timed {
+				v = r.timedCall(orig, c)
+			} else {
+				v = call(orig, c)
+			}
 		}
-		r.checkResult(path, v)
+		r.checkResult(spec.path, v)
 		return v
 	}
 }

@@ -27,7 +27,7 @@ var reviewedConstructors = map[string]string{
 	"TypeError":      "as Error",
 	"URIError":       "as Error",
 	"AggregateError": "as Error; its errors are iterated step by step",
-	"RegExp":         "compiles a pattern that exists; matches are timed (timedRegexp) and run in wrapped methods",
+	"RegExp":         "compiles a pattern that exists; matches are timed (timedCall) and run in wrapped methods",
 	"Date":           "numbers or one string to parse",
 	"Map":            "one step (a wrapped set) per element of an iterable the script made",
 	"Set":            "one step (a wrapped add) per element",

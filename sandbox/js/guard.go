@@ -33,7 +33,7 @@ var prelude = sync.OnceValue(func() *goja.Program {
 // MatchTimeout. So the sandbox sets the process-wide default, once, the
 // first time a script runs — and only if it is still regexp2's "forever":
 // a host that chose its own default keeps it (and its scripts' matches get
-// that bound instead; timedRegexp reports those past RegexpTimeout).
+// that bound instead; timedCall reports those past RegexpTimeout).
 const RegexpTimeout = time.Second
 
 var setRegexpTimeout = sync.OnceFunc(func() {
@@ -51,19 +51,17 @@ func call(f goja.Callable, c goja.FunctionCall) goja.Value {
 	return v
 }
 
-// timedRegexp wraps every RegExp.prototype method so that a match stopped by the
+// timedCall calls a RegExp.prototype method so that a match stopped by the
 // regexp engine's timeout — which the engine reports as "no match" — ends the
 // run instead of giving the script a wrong answer.
-func (r *runner) timedRegexp(orig goja.Callable) func(goja.FunctionCall) goja.Value {
-	return func(c goja.FunctionCall) goja.Value {
-		start := time.Now()
-		v := call(orig, c)
-		if d := time.Since(start); d >= RegexpTimeout {
-			r.abort(&Error{Code: CodeTimeout, Message: fmt.Sprintf(
-				"a regular expression ran for %v, past its limit of %v (catastrophic backtracking?)", d.Round(time.Millisecond), RegexpTimeout)})
-		}
-		return v
+func (r *runner) timedCall(orig goja.Callable, c goja.FunctionCall) goja.Value {
+	start := time.Now()
+	v := call(orig, c)
+	if d := time.Since(start); d >= RegexpTimeout {
+		r.abort(&Error{Code: CodeTimeout, Message: fmt.Sprintf(
+			"a regular expression ran for %v, past its limit of %v (catastrophic backtracking?)", d.Round(time.Millisecond), RegexpTimeout)})
 	}
+	return v
 }
 
 // argGuard checks a builtin's arguments before it runs (see builtins.go). It

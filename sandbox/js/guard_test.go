@@ -268,7 +268,7 @@ func FuzzJSONDepthOK(f *testing.F) {
 // A regular expression that needs the backtracking engine ends the run with
 // timeout when one match runs past RegexpTimeout; the script cannot catch it.
 //
-// The script tries ten times: timedRegexp recognizes the engine's timeout
+// The script tries ten times: timedCall recognizes the engine's timeout
 // (which the engine reports as "no match") by the match's wall time, and the
 // engine's coarse clock (100 ms ticks, 1 ms units) leaves that only a few
 // milliseconds above RegexpTimeout; a single try could, in principle, come
