@@ -17,6 +17,7 @@ func (r *runner) harden() error {
 	r.jsonParse, _ = goja.AssertFunction(jsonObj.Get("parse"))
 	r.gopd, _ = goja.AssertFunction(g.Get("Object").(*goja.Object).Get("getOwnPropertyDescriptor"))
 	r.errorCtor = g.Get("Error").(*goja.Object)
+	r.rangeErrorCtor = g.Get("RangeError").(*goja.Object)
 
 	maxElems := r.maxElems
 	r.guardBuiltins()
@@ -29,7 +30,7 @@ func (r *runner) harden() error {
 	}
 	harden, _ := goja.AssertFunction(fn)
 	hooks, err := harden(goja.Undefined(), g, vm.ToValue(r.abortFromScript), vm.ToValue(r.jsonDepthHook),
-		vm.ToValue(maxElems), vm.ToValue(maxElems), vm.ToValue(maxArguments), vm.ToValue(maxJSONDepth))
+		vm.ToValue(maxElems), vm.ToValue(maxElems), vm.ToValue(maxJSONDepth))
 	if err != nil {
 		return err
 	}
@@ -109,7 +110,8 @@ func (r *runner) jsonDepthHook(c goja.FunctionCall) goja.Value {
 	return r.vm.ToValue(jsonDepthOK(c.Argument(0).String()))
 }
 
-// maxArguments caps the arguments spread by apply and Reflect, as engines do.
+// maxArguments caps the arguments spread by apply and Reflect, as engines do
+// (guardArgList).
 const maxArguments = 1 << 16
 
 // toolsObject builds the frozen `tools` object: every tool under its full

@@ -90,6 +90,9 @@ var builtinGuards = func() map[string]argGuard {
 		"Object.getOwnPropertyDescriptors": guardStringArg,
 		"Object.assign":                    guardStringArgs,
 		"Reflect.ownKeys":                  guardStringArg,
+		"Function.prototype.apply":         guardArgList(1),
+		"Reflect.apply":                    guardArgList(2),
+		"Reflect.construct":                guardArgList(1),
 		"encodeURI":                        guardStringArg,
 		"encodeURIComponent":               guardStringArg,
 		"escape":                           guardStringArg,
@@ -135,7 +138,7 @@ func both(a, b argGuard) argGuard {
 // interrupt reaches.
 func guardLength(r *runner, c goja.FunctionCall) goja.FunctionCall {
 	if this, ok := c.This.(*goja.Object); ok {
-		r.requireDataLength(this)
+		r.requireDataLength(this, "array methods")
 		n := toLength(this.Get("length"))
 		if n > r.maxElems {
 			r.abort(&Error{Code: CodeMemoryLimit, Message: fmt.Sprintf(
@@ -152,7 +155,8 @@ func guardLength(r *runner, c goja.FunctionCall) goja.FunctionCall {
 // is a getter (own or inherited): the builtin would read it again after
 // the guard, and a getter can answer 1 to the guard and 2**32 - 1 to the
 // builtin. Arrays, strings, arguments and functions have data lengths.
-func (r *runner) requireDataLength(o *goja.Object) {
+// what names the builtins, for the message.
+func (r *runner) requireDataLength(o *goja.Object, what string) {
 	if o.ClassName() == "Array" {
 		return
 	}
@@ -167,13 +171,51 @@ func (r *runner) requireDataLength(o *goja.Object) {
 			continue // not here: look in the prototype
 		}
 		if g := desc.Get("get"); g != nil && !goja.IsUndefined(g) {
-			panic(r.vm.NewTypeError("array methods on an array-like whose length is a getter are not supported in the sandbox"))
+			panic(r.vm.NewTypeError(what + " on an array-like whose length is a getter are not supported in the sandbox"))
 		}
 		if s := desc.Get("set"); s != nil && !goja.IsUndefined(s) {
-			panic(r.vm.NewTypeError("array methods on an array-like whose length is a setter are not supported in the sandbox"))
+			panic(r.vm.NewTypeError(what + " on an array-like whose length is a setter are not supported in the sandbox"))
 		}
 		return
 	}
+}
+
+// guardArgList checks the array-like that apply, Reflect.apply and
+// Reflect.construct spread into arguments (argument i): goja allocates a
+// list of its length in one step. More than maxArguments is a catchable
+// RangeError, as engines have; a length that is a getter is refused, as
+// for the array methods (it could answer 1 here and 2**40 to the builtin).
+func guardArgList(i int) argGuard {
+	return func(r *runner, c goja.FunctionCall) goja.FunctionCall {
+		a := c.Argument(i)
+		if goja.IsUndefined(a) || goja.IsNull(a) {
+			return c
+		}
+		var n int64
+		switch a := a.(type) {
+		case goja.String:
+			n = int64(a.Length())
+		case *goja.Object:
+			r.requireDataLength(a, "apply, Reflect.apply and Reflect.construct")
+			n = toLength(a.Get("length"))
+		default:
+			return c // not array-like: the builtin throws its TypeError
+		}
+		if n > maxArguments {
+			r.throwRangeError(fmt.Sprintf("too many arguments: %d (the limit is %d)", n, maxArguments))
+		}
+		return c
+	}
+}
+
+// throwRangeError throws a RangeError (the runtime's own, whatever the
+// script made of the global) at the script.
+func (r *runner) throwRangeError(msg string) {
+	e, err := r.vm.New(r.rangeErrorCtor, r.vm.ToValue(msg))
+	if err != nil {
+		panic(err)
+	}
+	panic(e)
 }
 
 // str is ToString(v) as goja does it (running the script's toString);
@@ -367,7 +409,7 @@ func guardConcat(r *runner, c goja.FunctionCall) goja.FunctionCall {
 	var total int64
 	for _, v := range append([]goja.Value{c.This}, c.Arguments...) {
 		if o, ok := spreadable(v); ok {
-			r.requireDataLength(o)
+			r.requireDataLength(o, "array methods")
 			total += toLength(o.Get("length"))
 		} else {
 			total++
@@ -434,7 +476,7 @@ func guardArrayFrom(r *runner, c goja.FunctionCall) goja.FunctionCall {
 	if it := items.GetSymbol(goja.SymIterator); it != nil && !goja.IsUndefined(it) && !goja.IsNull(it) {
 		return c
 	}
-	r.requireDataLength(items)
+	r.requireDataLength(items, "array methods")
 	if n := toLength(items.Get("length")); n > r.maxElems {
 		r.tooMany(n, "Array.from")
 	}

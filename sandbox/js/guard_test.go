@@ -329,3 +329,30 @@ func TestRegexpLiteralTimeoutInFreshProcess(t *testing.T) {
 		t.Errorf("the first script's regular expression literal did not time out:\n%s", out)
 	}
 }
+
+// TestApplyArgumentLists checks guardArgList: more than maxArguments spread
+// by apply, Reflect.apply or Reflect.construct is a catchable RangeError
+// (the runtime's own, whatever the script put in the global), a length
+// getter is a TypeError, and ordinary lists work.
+func TestApplyArgumentLists(t *testing.T) {
+	code := `const RE = RangeError, out = [];
+globalThis.RangeError = function () { return "the script's"; };
+for (const f of [() => Math.max.apply(null, { length: 70000 }), () => Reflect.apply(Math.max, null, { length: 70000 }),
+  () => Reflect.construct(Array, { length: 70000 }), () => Math.max.apply(null, "x".repeat(70000))]) {
+  try { f(); out.push("no error"); } catch (e) { out.push(e instanceof RE ? e.message : String(e)); }
+}
+try { Reflect.apply(Math.max, null, { get length() { return 1; } }); } catch (e) { out.push(e.constructor.name); }
+out.push(Math.max.apply(null, [1, 3, 2]), Reflect.apply(Math.min, null, { length: 2, 0: 5, 1: 4 }),
+  Reflect.construct(Array, [1, 2]).length, Math.max.apply(null, undefined));
+return out;`
+	res, _ := runCode(t, code, Options{})
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	want := []any{"too many arguments: 70000 (the limit is 65536)", "too many arguments: 70000 (the limit is 65536)",
+		"too many arguments: 70000 (the limit is 65536)", "too many arguments: 70000 (the limit is 65536)",
+		"TypeError", 3.0, 4.0, 2.0, nil}
+	if diff := cmp.Diff(want, mustJSON(t, res.Value)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}

@@ -6,7 +6,7 @@
 // walk 2^32 elements or build a gigabyte string runs on for minutes, and a
 // single huge allocation can take the process down. The guards check sizes
 // before such builtins run and end the run with memory_limit instead.
-(function (g, abort, jsonDepthOK, maxElems, maxChars, maxArgs, maxJSONDepth) {
+(function (g, abort, jsonDepthOK, maxElems, maxChars, maxJSONDepth) {
   "use strict";
   const apply = Reflect.apply;
   const ownKeys = Reflect.ownKeys;
@@ -82,25 +82,8 @@
   // String.prototype's repeat, padStart, padEnd and concat are guarded in
   // Go (guard.go), after their arguments are coerced once.
 
-  // Spreading an array-like into arguments allocates all of it at once.
-  const checkArgs = (args) => {
-    if (args != null) {
-      const n = toLength(args.length);
-      if (n > maxArgs) throw new RangeError("too many arguments: " + n + " (the limit is " + maxArgs + ")");
-    }
-  };
-  wrap(Function.prototype, "apply", (orig) => function (thisArg, args) {
-    checkArgs(args);
-    return apply(orig, this, arguments);
-  });
-  wrap(Reflect, "apply", (orig) => function (target, thisArg, args) {
-    checkArgs(args);
-    return apply(orig, this, arguments);
-  });
-  wrap(Reflect, "construct", (orig) => function (target, args) {
-    checkArgs(args);
-    return apply(orig, this, arguments);
-  });
+  // apply, Reflect.apply and Reflect.construct check the array-like they
+  // spread into arguments in Go (guardArgList, guard.go).
 
   // JSON.stringify recurses natively through nested values, deaf to
   // interrupts; with a replacer function it calls back into JavaScript at

@@ -100,6 +100,8 @@ type runner struct {
 	thrown      map[*goja.Object]*Error // loop; the Errors of rejected tool calls
 	stackBuf    []goja.StackFrame       // loop
 
+	rangeErrorCtor *goja.Object // loop; the runtime's own, for guardArgList
+
 	mu    sync.Mutex
 	queue []func() error // settlements waiting for the loop
 	wake  chan struct{}  // cap 1: the queue has work
