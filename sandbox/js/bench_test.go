@@ -3,6 +3,8 @@ package js
 import (
 	"context"
 	"testing"
+
+	"github.com/dop251/goja"
 )
 
 // BenchmarkSetup is the cost of a fresh hardened runtime with 12 tools,
@@ -47,4 +49,31 @@ func BenchmarkRunEmpty(b *testing.B) {
 			b.Fatal(res.Err)
 		}
 	}
+}
+
+// BenchmarkStringifyArgs is the JSON of one tool call's arguments in the
+// BenchmarkExecute script: by the sandbox (stringifyJSON, the replacer in
+// Go) and by the script's JSON.stringify (the replacer in JavaScript, which
+// the sandbox used before).
+func BenchmarkStringifyArgs(b *testing.B) {
+	r := jsonRunner(b)
+	v, err := r.vm.RunString(`({ name: "alpha-1", index: 1, tags: ["a", "b"] })`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("sandbox", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := r.stringifyJSON(v); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	script, _ := goja.AssertFunction(r.vm.GlobalObject().Get("JSON").(*goja.Object).Get("stringify"))
+	b.Run("script", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := script(goja.Undefined(), v); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

@@ -72,7 +72,7 @@ func (r *runner) format(v goja.Value) string {
 	if _, isFunc := goja.AssertFunction(obj); isFunc {
 		return "[Function]"
 	}
-	s, err := r.stringify(goja.Undefined(), v)
+	s, err := r.stringifyJSON(v)
 	if err != nil || s == nil || goja.IsUndefined(s) {
 		if err != nil {
 			if _, budget := err.(*goja.InterruptedError); budget {

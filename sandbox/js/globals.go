@@ -24,21 +24,18 @@ func (r *runner) harden() error {
 	if err := r.guardIterators(); err != nil {
 		return err
 	}
+	r.nativeStringify, _ = goja.AssertFunction(jsonObj.Get("stringify")) // guarded; the prelude replaces it
 	fn, err := vm.RunProgram(prelude())
 	if err != nil {
 		return err
 	}
 	harden, _ := goja.AssertFunction(fn)
-	hooks, err := harden(goja.Undefined(), g, vm.ToValue(r.abortFromScript), vm.ToValue(r.jsonDepthHook),
+	// The sandbox stringifies (arguments, results, logs) as the prelude's
+	// JSON.stringify does, with its replacer in Go (stringifyJSON); parsing
+	// keeps the original, for JSON the host made.
+	_, err = harden(goja.Undefined(), g, vm.ToValue(r.abortFromScript), vm.ToValue(r.jsonDepthHook),
 		vm.ToValue(maxElems), vm.ToValue(maxElems), vm.ToValue(maxJSONDepth))
-	if err != nil {
-		return err
-	}
-	// The sandbox stringifies (arguments, results, logs) with the
-	// interruptible stringify; parsing keeps the original, for JSON the host
-	// made.
-	r.stringify, _ = goja.AssertFunction(hooks.(*goja.Object).Get("stringify"))
-	return nil
+	return err
 }
 
 // bind defines the run's own globals: tools, input and console.
@@ -229,7 +226,7 @@ func (r *runner) toolFunc(name string) func(goja.FunctionCall) goja.Value {
 		args := "{}"
 		if a := fc.Argument(0); !goja.IsUndefined(a) {
 			r.serialising++
-			s, err := r.stringify(goja.Undefined(), a)
+			s, err := r.stringifyJSON(a)
 			r.serialising--
 			if err != nil {
 				panic(err) // a JavaScript exception (a cycle, a BigInt): thrown at the call

@@ -85,20 +85,24 @@ type runner struct {
 	clock    *clock
 	out      output
 
-	vm          *goja.Runtime           // loop, except Interrupt
-	jsonParse   goja.Callable           // loop; the builtins as they were before the script ran
-	stringify   goja.Callable           // loop
-	gopd        goja.Callable           // loop; Object.getOwnPropertyDescriptor
-	errorCtor   *goja.Object            // loop
-	main        *goja.Promise           // loop; the script's promise
-	turn        []*Call                 // loop; calls made since the last hand-over to the host
-	calls       int                     // loop
-	serialising int                     // loop; calls whose arguments are being serialised
-	depth       int                     // loop; builtins nested in builtins (see guarded)
-	pending     int                     // loop; calls handed over and not yet settled
-	late        int                     // loop
-	thrown      map[*goja.Object]*Error // loop; the Errors of rejected tool calls
-	stackBuf    []goja.StackFrame       // loop
+	vm              *goja.Runtime           // loop, except Interrupt
+	jsonParse       goja.Callable           // loop; the builtins as they were before the script ran
+	nativeStringify goja.Callable           // loop; JSON.stringify behind its guard, without the prelude's replacer
+	jsonReplacer    goja.Value              // loop; trackJSON, made at the first use
+	jsonPath        []*goja.Object          // loop; trackJSON's holders
+	jsonBase        int                     // loop; where the innermost stringifyJSON's path starts
+	rangeErrorCtor  *goja.Object            // loop
+	gopd            goja.Callable           // loop; Object.getOwnPropertyDescriptor
+	errorCtor       *goja.Object            // loop
+	main            *goja.Promise           // loop; the script's promise
+	turn            []*Call                 // loop; calls made since the last hand-over to the host
+	calls           int                     // loop
+	serialising     int                     // loop; calls whose arguments are being serialised
+	depth           int                     // loop; builtins nested in builtins (see guarded)
+	pending         int                     // loop; calls handed over and not yet settled
+	late            int                     // loop
+	thrown          map[*goja.Object]*Error // loop; the Errors of rejected tool calls
+	stackBuf        []goja.StackFrame       // loop
 
 	rangeErrorCtor *goja.Object // loop; the runtime's own, for guardArgList
 
@@ -294,7 +298,7 @@ func (r *runner) toJSON(v goja.Value) (json.RawMessage, *Error) {
 		return json.RawMessage("null"), nil
 	}
 	var out goja.Value
-	if err := r.js(func() (err error) { out, err = r.stringify(goja.Undefined(), v); return }); err != nil {
+	if err := r.js(func() (err error) { out, err = r.stringifyJSON(v); return }); err != nil {
 		if k := r.killErr.Load(); k != nil {
 			return nil, k // a guard ended the run while stringifying: its budget error, not a JavaScript one
 		}
