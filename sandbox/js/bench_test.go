@@ -77,3 +77,30 @@ func BenchmarkStringifyArgs(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkParseResult is a tool's result becoming a JavaScript value: the
+// result of the BenchmarkExecute tools, and a larger one, by the sandbox's
+// decoder (parseJSON) and by goja's JSON.parse (which the sandbox used
+// before).
+func BenchmarkParseResult(b *testing.B) {
+	r := jsonRunner(b)
+	for name, text := range map[string]string{
+		"small": `{"ok":true,"n":3}`,
+		"board": `{"objects":[{"id":"a1","kind":"frame","x":10,"y":20.5,"tags":["a","b"]},{"id":"a2","kind":"note","x":-3,"y":1e3,"text":"hello, wörld"}],"count":2}`,
+	} {
+		b.Run(name+"/sandbox", func(b *testing.B) {
+			for b.Loop() {
+				if _, err := r.parseJSON([]byte(text)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(name+"/builtin", func(b *testing.B) {
+			for b.Loop() {
+				if _, err := r.jsonParse(goja.Undefined(), r.vm.ToValue(text)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -47,7 +47,7 @@ func (r *runner) bind() error {
 	}
 	input := goja.Null()
 	if len(r.opt.Input) > 0 {
-		if input, err = r.jsonParse(goja.Undefined(), vm.ToValue(string(r.opt.Input))); err != nil {
+		if input, err = r.parseJSON(r.opt.Input); err != nil {
 			return err
 		}
 	}

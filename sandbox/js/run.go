@@ -265,7 +265,7 @@ func (r *runner) settle(c *Call, result json.RawMessage, err *Error) error {
 	if err != nil {
 		return c.reject(r.newError(err, c))
 	}
-	v, perr := r.jsonParse(goja.Undefined(), r.vm.ToValue(string(result)))
+	v, perr := r.parseJSON(result)
 	if perr != nil {
 		return c.reject(r.newError(&Error{Code: "tool_error", Message: "the tool's result is not valid JSON"}, c))
 	}
