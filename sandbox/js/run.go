@@ -91,7 +91,7 @@ type runner struct {
 	jsonReplacer    goja.Value              // loop; trackJSON, made at the first use
 	jsonPath        []*goja.Object          // loop; trackJSON's holders
 	jsonBase        int                     // loop; where the innermost stringifyJSON's path starts
-	rangeErrorCtor  *goja.Object            // loop
+	rangeErrorCtor  *goja.Object            // loop; the runtime's own, for the guards' RangeErrors
 	gopd            goja.Callable           // loop; Object.getOwnPropertyDescriptor
 	errorCtor       *goja.Object            // loop
 	main            *goja.Promise           // loop; the script's promise
@@ -103,8 +103,6 @@ type runner struct {
 	late            int                     // loop
 	thrown          map[*goja.Object]*Error // loop; the Errors of rejected tool calls
 	stackBuf        []goja.StackFrame       // loop
-
-	rangeErrorCtor *goja.Object // loop; the runtime's own, for guardArgList
 
 	mu    sync.Mutex
 	queue []func() error // settlements waiting for the loop

@@ -60,20 +60,10 @@ func (r *runner) trackJSON(c goja.FunctionCall) goja.Value {
 			path = append(path, o)
 			if len(path)-r.jsonBase > maxJSONDepth {
 				r.jsonPath = path
-				panic(r.rangeError("JSON.stringify: value nested too deeply (the limit is " + strconv.Itoa(maxJSONDepth) + " levels)"))
+				r.throwRangeError("JSON.stringify: value nested too deeply (the limit is " + strconv.Itoa(maxJSONDepth) + " levels)")
 			}
 		}
 	}
 	r.jsonPath = path
 	return v
-}
-
-// rangeError is a RangeError made with the constructor the runtime had
-// before the script ran.
-func (r *runner) rangeError(msg string) *goja.Object {
-	e, err := r.vm.New(r.rangeErrorCtor, r.vm.ToValue(msg))
-	if err != nil {
-		panic(err)
-	}
-	return e
 }
