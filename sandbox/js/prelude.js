@@ -155,5 +155,4 @@
   define(g, "Function", { value: blocked, writable: false, enumerable: false, configurable: false });
   // BigInt, Proxy, eval and the binary buffers are not on the global
   // object (removedGlobals, global.go).
-  return { stringify: safeStringify };
 })
