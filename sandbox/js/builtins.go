@@ -94,6 +94,7 @@ type wrapSpec struct {
 	guard   argGuard
 	replace func(r *runner, c goja.FunctionCall) goja.Value
 	timed   bool // a RegExp method: see timedCall
+	json    bool // JSON.parse or JSON.stringify: see maxJSONNesting
 }
 
 // newWrapSpec makes the spec of the builtin at path, whose property is key.
@@ -114,6 +115,7 @@ func newWrapSpec(vm *goja.Runtime, path string, key any, kind builtinKind) *wrap
 		name = "set " + name
 	}
 	return &wrapSpec{path: path, name: vm.ToValue(name), guard: builtinGuards[path], replace: builtinReplacements[path],
+		json:  path == "JSON.parse" || path == "JSON.stringify",
 		timed: strings.HasPrefix(path, "RegExp.prototype.") || strings.HasPrefix(path, "RegExp.prototype[")}
 }
 
@@ -380,6 +382,13 @@ func (r *runner) guarded(spec *wrapSpec, orig goja.Callable) func(goja.FunctionC
 		if r.depth > r.lim.MaxCallDepth {
 			r.abort(&Error{Code: CodeLimitExceeded, Message: fmt.Sprintf(
 				"builtins called each other more than %d deep (%s; runaway recursion through toString, getters or bind?)", r.lim.MaxCallDepth, spec.path)})
+		}
+		if spec.json {
+			r.jsonNesting++
+			defer func() { r.jsonNesting-- }()
+			if r.jsonNesting > maxJSONNesting {
+				r.throwRangeError(fmt.Sprintf("%s called inside JSON.parse or JSON.stringify (from a getter, toJSON or reviver) more than %d deep", spec.path, maxJSONNesting))
+			}
 		}
 		if spec.guard != nil {
 			c = spec.guard(r, c)

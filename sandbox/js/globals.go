@@ -73,6 +73,13 @@ func maxElemsFor(maxMemoryBytes int64) int64 { return maxMemoryBytes / bytesPerE
 // sandbox refuses deeper text before its native recursion starts.
 const maxJSONDepth = 10000
 
+// maxJSONNesting bounds JSON.parse and JSON.stringify called while another
+// runs (from a getter, a toJSON or a reviver). Each counts maxJSONDepth from
+// its own root, while the native recursion of the ones outside it is still on
+// the Go stack: unbounded, a value nested 9,990 deep whose innermost getter
+// stringifies the root again overflows the stack, which kills the process.
+const maxJSONNesting = 4
+
 // jsonDepthOK reports whether s nests arrays and objects at most
 // maxJSONDepth deep (brackets inside strings do not count).
 func jsonDepthOK(s string) bool {

@@ -152,9 +152,10 @@ func guardLength(r *runner, c goja.FunctionCall) goja.FunctionCall {
 }
 
 // requireDataLength throws a TypeError when o is an array-like whose length
-// is a getter (own or inherited): the builtin would read it again after
-// the guard, and a getter can answer 1 to the guard and 2**32 - 1 to the
-// builtin. Arrays, strings, arguments and functions have data lengths.
+// is a getter (own or inherited) or an object: the builtin would read and
+// convert it again after the guard, and a getter or a valueOf can answer 1
+// to the guard and 2**32 - 1 to the builtin. Arrays, strings, arguments and
+// functions have data lengths that are numbers.
 // what names the builtins, for the message.
 func (r *runner) requireDataLength(o *goja.Object, what string) {
 	if o.ClassName() == "Array" {
@@ -176,6 +177,11 @@ func (r *runner) requireDataLength(o *goja.Object, what string) {
 		if s := desc.Get("set"); s != nil && !goja.IsUndefined(s) {
 			panic(r.vm.NewTypeError(what + " on an array-like whose length is a setter are not supported in the sandbox"))
 		}
+		// An object as the length is converted by its valueOf or toString,
+		// which can answer 1 to the guard and 2**40 to the builtin.
+		if _, isObject := desc.Get("value").(*goja.Object); isObject {
+			panic(r.vm.NewTypeError(what + " on an array-like whose length is an object are not supported in the sandbox"))
+		}
 		return
 	}
 }
@@ -183,7 +189,7 @@ func (r *runner) requireDataLength(o *goja.Object, what string) {
 // guardArgList checks the array-like that apply, Reflect.apply and
 // Reflect.construct spread into arguments (argument i): goja allocates a
 // list of its length in one step. More than maxArguments is a catchable
-// RangeError, as engines have; a length that is a getter is refused, as
+// RangeError, as engines have; a length that is a getter or an object is refused, as
 // for the array methods (it could answer 1 here and 2**40 to the builtin).
 func guardArgList(i int) argGuard {
 	return func(r *runner, c goja.FunctionCall) goja.FunctionCall {

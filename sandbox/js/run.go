@@ -99,6 +99,7 @@ type runner struct {
 	calls           int                     // loop
 	serialising     int                     // loop; calls whose arguments are being serialised
 	depth           int                     // loop; builtins nested in builtins (see guarded)
+	jsonNesting     int                     // loop; JSON.parse and JSON.stringify nested in each other
 	pending         int                     // loop; calls handed over and not yet settled
 	late            int                     // loop
 	thrown          map[*goja.Object]*Error // loop; the Errors of rejected tool calls
