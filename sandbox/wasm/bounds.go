@@ -36,6 +36,13 @@ import (
 // few bytes declares 4 GiB.
 const maxFunctionLocals = 50_000
 
+// maxTypeValues is V8's limit on a function type's params, and on its
+// results (kV8MaxWasmFunctionParams, kV8MaxWasmFunctionReturns): wazero
+// builds each type's key string a value at a time, in time and memory
+// quadratic in their number (100,000 params in a 100 KB module: 6 s and
+// 14.6 GiB allocated).
+const maxTypeValues = 1000
+
 // maxModuleLocals bounds the locals of all functions together: wazero's
 // compiler spends about 8 bytes per declared local, so 1,000 functions of
 // 50,000 locals each (an 8 KB module) took 384 MiB and 0.4 s to compile. A
@@ -219,8 +226,16 @@ func (w *boundsWalk) funcType(i int) {
 		w.refuse("is %v: type %d is not a function type", errMalformed, i)
 		return
 	}
-	w.vector(thing{"params of type %d", i}, 1, func(int) { w.valtype() })
-	w.vector(thing{"results of type %d", i}, 1, func(int) { w.valtype() })
+	for _, what := range []string{"params", "results"} {
+		n := w.count(thing{what + " of type %d", i}, 1)
+		if n > maxTypeValues {
+			w.refuse("declares %d %s in type %d, over the limit of %d", n, what, i, maxTypeValues)
+			return
+		}
+		for j := 0; j < int(n) && !w.bad; j++ {
+			w.valtype()
+		}
+	}
 }
 
 func (w *boundsWalk) imports() {

@@ -1,6 +1,7 @@
 package wasm
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"os"
@@ -77,6 +78,10 @@ var hostileModules = []struct {
 		wasmModule(sec(1, []byte{1, 0x60}, huge, []byte{0}))},
 	{"results", "type section claims 4294967295 results of type 0 in 0 bytes",
 		wasmModule(sec(1, []byte{1, 0x60, 0}, huge))},
+	{"params over the limit", "declares 100000 params in type 0, over the limit of 1000",
+		wasmModule(sec(1, []byte{1, 0x60, 0xa0, 0x8d, 0x06}, bytes.Repeat([]byte{0x7f}, 100000), []byte{0}))},
+	{"results over the limit", "declares 1001 results in type 0, over the limit of 1000",
+		wasmModule(sec(1, []byte{1, 0x60, 0, 0xe9, 0x07}, bytes.Repeat([]byte{0x7f}, 1001)))},
 	{"recursion group", "type section claims 4294967295 types in the group of type 0 in 0 bytes",
 		wasmModule(sec(1, []byte{1, 0x4e}, huge))},
 	{"imports", "import section claims 4294967295 imports in 0 bytes", wasmModule(sec(2, huge))},
