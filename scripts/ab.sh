@@ -4,16 +4,17 @@
 # of the working tree, runs them in turn (A B A B ..., one CPU, so a drift in
 # the machine's speed touches both alike) and prints benchstat's comparison.
 # Usage: scripts/ab.sh BASE [regexp] [rounds]
-#   regexp defaults to 'Execute$|Execute/|Setup|RunEmpty', rounds to 6.
+#   regexp defaults to 'Execute$|Setup$|RunEmpty$' (whole benchmarks: go test
+#   splits a -bench pattern at slashes), rounds to 6.
 # Numbers go to docs/benchmarks.md together with this command.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 base=${1:?usage: scripts/ab.sh BASE [regexp] [rounds]}
-pattern=${2:-'Execute$|Execute/|Setup|RunEmpty'}
+pattern=${2:-'Execute$|Setup$|RunEmpty$'}
 rounds=${3:-6}
 dir=$(mktemp -d)
 trap 'git worktree remove --force "$dir/base" >/dev/null 2>&1 || true; rm -rf "$dir"' EXIT
-git worktree add --detach "$dir/base" "$base" >/dev/null 2>&1
+git worktree add --detach "$dir/base" "$base" >/dev/null
 for pkg in engine sandbox/js; do
   name=$(basename "$pkg")
   (cd "$dir/base" && go test -c -o "$dir/before-$name.test" "./$pkg")
@@ -23,7 +24,9 @@ for i in $(seq "$rounds"); do
   for side in before after; do
     for pkg in engine sandbox/js; do
       name=$(basename "$pkg")
-      (cd "$pkg" && "$dir/$side-$name.test" -test.run '^$' -test.bench "$pattern" -test.benchmem -test.cpu 1 \
+      src=.
+      if [ "$side" = before ]; then src="$dir/base"; fi
+      (cd "$src/$pkg" && "$dir/$side-$name.test" -test.run '^$' -test.bench "$pattern" -test.benchmem -test.cpu 1 \
         -test.count 1) >>"$dir/$side.txt"
     done
   done
