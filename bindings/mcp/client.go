@@ -34,14 +34,18 @@ type Upstream struct {
 	// calls that the server no longer knows say why.
 	toolsChanged atomic.Bool
 
-	// lock guards session, closed and retry; a channel so that a call
-	// waiting for another call's reconnect can give up when its context ends.
+	// lock guards session, proven, lostUnproven, closed and retry; a
+	// channel so that a call waiting for another call's reconnect can give
+	// up when its context ends.
 	lock    chan struct{}
 	session *sdk.ClientSession // nil when not connected
-	closed  bool
-	retry   backoff
-	now     func() time.Time // the clock of retry; tests move it
-	done    sync.WaitGroup   // watchers of sessions
+	proven  bool               // session has answered a tools/call (see proved)
+	// lostUnproven: the last session was lost before it answered a call.
+	lostUnproven bool
+	closed       bool
+	retry        backoff
+	now          func() time.Time // the clock of retry; tests move it
+	done         sync.WaitGroup   // watchers of sessions
 }
 
 // Connect starts (stdio) or reaches (HTTP) the server cfg describes, lists
@@ -136,24 +140,39 @@ func (u *Upstream) connect(ctx context.Context) (*sdk.ClientSession, error) {
 	u.done.Add(1)
 	go func() {
 		defer u.done.Done()
-		cs.Wait()
+		err := cs.Wait()
 		u.lock <- struct{}{}
-		if u.session == cs {
-			u.session = nil
-		}
+		u.forget(cs, fmt.Sprintf("the connection ended (%v)", err))
 		<-u.lock
 	}()
 	return cs, nil
 }
 
+// forget forgets cs if it is the live session, which was lost (why). A
+// session lost before it answered a call, twice in a row, counts for the
+// backoff as a failed start: a server that starts but crashes on its first
+// call would otherwise be started by every call. The caller holds u.lock.
+func (u *Upstream) forget(cs *sdk.ClientSession, why string) {
+	if u.session != cs {
+		return
+	}
+	u.session = nil
+	switch {
+	case u.proven:
+		u.lostUnproven = false
+	case !u.lostUnproven:
+		u.lostUnproven = true // once: the next call reconnects at once
+	default:
+		u.retry.failed(u.now(), "connection lost before its first answer: "+why)
+	}
+}
+
 // drop forgets a session whose connection failed, so that the next call
 // reconnects, and closes it in the background (a stdio server gets a few
 // seconds to exit; Close waits for that).
-func (u *Upstream) drop(cs *sdk.ClientSession) {
+func (u *Upstream) drop(cs *sdk.ClientSession, why error) {
 	u.lock <- struct{}{}
-	if u.session == cs {
-		u.session = nil
-	}
+	u.forget(cs, why.Error())
 	closed := u.closed
 	if !closed {
 		u.done.Add(1) // under the lock: never after Close began waiting
@@ -195,8 +214,19 @@ func (u *Upstream) current(ctx context.Context) (*sdk.ClientSession, error) {
 		wait := u.retry.failed(u.now(), err.Error())
 		return nil, u.errorf("%v; it will be tried again in %v", err, wait)
 	}
-	u.retry.succeeded()
+	u.proven = false // the backoff is reset when it answers a call (proved)
 	return cs, nil
+}
+
+// proved records that cs answered a call: a server that gets that far is
+// up, and its restart backoff is forgotten.
+func (u *Upstream) proved(cs *sdk.ClientSession) {
+	u.lock <- struct{}{}
+	if u.session == cs && !u.proven {
+		u.proven, u.lostUnproven = true, false
+		u.retry.succeeded()
+	}
+	<-u.lock
 }
 
 // listTools reads every page of the server's tool list.
@@ -246,11 +276,13 @@ func (u *Upstream) call(ctx context.Context, remote string, args json.RawMessage
 		}
 		var answered *jsonrpc.Error
 		if errors.As(err, &answered) { // the server answered with an error: it is alive
+			u.proved(cs)
 			return nil, u.errorf("%q: %v%s", remote, err, u.changedNote())
 		}
-		u.drop(cs)
+		u.drop(cs, err)
 		return nil, u.errorf("connection lost during %q (the next call reconnects): %v%s", remote, err, u.tail.note())
 	}
+	u.proved(cs)
 	return resultJSON(res)
 }
 

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -107,5 +108,51 @@ func TestHostileUpstreamCrashingAtEveryRestartIsNotStartedByEveryCall(t *testing
 	wantToolError(t, echo(), engine.CodeToolError, `it will be tried again in 1s`)
 	if got := d.starts.Load(); got != 9 {
 		t.Errorf("%d starts in all, want 9", got)
+	}
+}
+
+// A server that starts but dies on every call (before answering any) is
+// not started by every call either: the first such loss reconnects at once,
+// the second in a row counts as a failed start. A call it answers resets it.
+func TestHostileUpstreamDyingOnEveryFirstCallIsNotStartedByEveryCall(t *testing.T) {
+	up, eng := stdioUpstream(t, engine.MCPServer{}, Options{})
+	clock := &fakeClock{t: time.Unix(1_000_000_000, 0)}
+	d := &countingDialer{healthy: up.dial}
+	up.lock <- struct{}{}
+	up.now, up.dial = clock.now, d.dial
+	<-up.lock
+	ctx := context.Background()
+	call := func(tool string) error {
+		_, err := eng.Call(ctx, "up."+tool, json.RawMessage(`{"text":"x"}`))
+		return err
+	}
+	steps := []struct {
+		advance time.Duration
+		tool    string
+		starts  int32
+		says    string // "" for success
+	}{
+		{0, "die", 0, "connection lost"}, // the first loss: the next call reconnects
+		{0, "die", 1, "connection lost"}, // the second in a row: a failed start
+		{0, "die", 1, "down since a failed start (connection lost before its first answer"},
+		{0, "echo", 1, "it will be tried again in 1s"},
+		{time.Second, "die", 2, "connection lost"},
+		{0, "echo", 2, "it will be tried again in 2s"},
+		{2 * time.Second, "echo", 3, ""}, // answered: the backoff is forgotten
+		{0, "die", 3, "connection lost"}, // a proven session's loss reconnects at once
+		{0, "echo", 4, ""},
+	}
+	for i, s := range steps {
+		clock.advance(s.advance)
+		err := call(s.tool)
+		if got := d.starts.Load(); got != s.starts {
+			t.Fatalf("step %d (%s): %d starts, want %d (error: %v)", i, s.tool, got, s.starts, err)
+		}
+		switch {
+		case s.says == "" && err != nil:
+			t.Fatalf("step %d (%s): %v", i, s.tool, err)
+		case s.says != "" && (err == nil || !strings.Contains(err.Error(), s.says)):
+			t.Fatalf("step %d (%s): error %v, want one saying %q", i, s.tool, err, s.says)
+		}
 	}
 }

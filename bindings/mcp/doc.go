@@ -8,8 +8,9 @@
 // tool without asking). Calls go to the server with its own timeout and
 // concurrency cap; a server that dies fails its calls in flight with a
 // tool_error naming it, and the next call reconnects (restarts it). A
-// restart that fails is not tried again for a while (1 s, doubling up to
-// 30 s): the calls meanwhile fail at once, starting nothing. A server that
+// restart that fails, or a server that dies before answering a call twice
+// in a row, is not tried again for a while (1 s, doubling up to 30 s): the
+// calls meanwhile fail at once, starting nothing. A server that
 // changes its tools keeps those it listed at connect (an engine's tools are
 // fixed); Options.Logger is told, and calls the server no longer knows say so.
 //
