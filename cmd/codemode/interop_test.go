@@ -181,14 +181,6 @@ func TestInteropTypeScriptClient(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-		var url string
-		for deadline := time.Now().Add(30 * time.Second); url == ""; time.Sleep(10 * time.Millisecond) {
-			if m := mcpReadyRe.FindStringSubmatch(stderr.String()); m != nil {
-				url = m[1]
-			} else if time.Now().After(deadline) {
-				t.Fatalf("not ready after 30s:\n%s", stderr.String())
-			}
-		}
-		checkInterop(t, client(t, "http", url))
+		checkInterop(t, client(t, "http", waitMCPURL(t, stderr)))
 	})
 }

@@ -96,6 +96,20 @@ func TestMCPOverStdio(t *testing.T) {
 
 var mcpReadyRe = regexp.MustCompile(`MCP over streamable HTTP at (http://\S+/)`)
 
+// waitMCPURL waits up to 30 s for "codemode mcp --http" to say where it
+// listens on stderr, and returns that URL.
+func waitMCPURL(t *testing.T, stderr *lockedBuffer) string {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if m := mcpReadyRe.FindStringSubmatch(stderr.String()); m != nil {
+			return m[1]
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not ready after 30s:\n%s", stderr.String())
+		}
+	}
+}
+
 func TestMCPOverHTTP(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the command")
@@ -116,15 +130,7 @@ func TestMCPOverHTTP(t *testing.T) {
 		cmd.Process.Kill()
 		<-done
 	})
-	var url string
-	for deadline := time.Now().Add(30 * time.Second); url == ""; {
-		if m := mcpReadyRe.FindStringSubmatch(stderr.String()); m != nil {
-			url = m[1]
-		} else if time.Now().After(deadline) {
-			t.Fatalf("not ready after 30s:\n%s", stderr.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	url := waitMCPURL(t, stderr)
 	cs := mcpClient(t, &sdk.StreamableClientTransport{Endpoint: url})
 	exerciseMCP(t, cs, []string{"batch", "execute_code"})
 	cs.Close()
@@ -286,15 +292,7 @@ func TestHostileMCPHTTPRefusesRebindingAndCrossOrigin(t *testing.T) {
 	go func() {
 		exit <- serveMCP(sigs, func() {}, []string{"--http", "127.0.0.1:0", "--runner", "inprocess"}, strings.NewReader(""), io.Discard, stderr)
 	}()
-	var url string
-	for deadline := time.Now().Add(30 * time.Second); url == ""; {
-		if m := mcpReadyRe.FindStringSubmatch(stderr.String()); m != nil {
-			url = m[1]
-		} else if time.Now().After(deadline) {
-			t.Fatalf("not ready after 30s:\n%s", stderr.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	url := waitMCPURL(t, stderr)
 	const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
 	for _, tc := range []struct {
 		name   string

@@ -1,7 +1,6 @@
 package js
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -275,43 +274,27 @@ try { tools.echo(deeper) } catch (e) { return e.message }`
 // members, which JSON.stringify omits): the run still ends on its timeout,
 // and the builtin stops there too, not abandoned.
 func TestHostileToolArgsStopOnTimeout(t *testing.T) {
-	code := `const o = {};
+	const fanout = `const o = {};
 for (let i = 0; i < 1000; i++) o["k" + i] = undefined;
-await tools.echo(new Array(200000).fill(o));`
-	start := time.Now()
-	res, _ := runCode(t, code, Options{Limits: Limits{Timeout: 100 * time.Millisecond}})
-	if res.Err == nil || res.Err.Code != CodeTimeout {
-		t.Fatalf("err %v; want timeout", res.Err)
-	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("ended after %v; want about 100 ms", d)
-	}
-	if n := Abandoned(); n != 0 {
-		t.Errorf("Abandoned() = %d: the builtin went on after the run was ended", n)
-	}
-}
-
-// The same for the script's return value, converted after the script
-// returned.
-func TestHostileReturnValueStopsOnTimeout(t *testing.T) {
-	code := `const o = {};
-for (let i = 0; i < 1000; i++) o["k" + i] = undefined;
-return new Array(200000).fill(o);`
-	s, err := Compile(code, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := newTestHost()
-	start := time.Now()
-	res := Run(context.Background(), s, Options{Tools: h.names(), Host: h, Limits: Limits{Timeout: 100 * time.Millisecond}})
-	if res.Err == nil || res.Err.Code != CodeTimeout {
-		t.Fatalf("err %v; want timeout", res.Err)
-	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("ended after %v; want about 100 ms", d)
-	}
-	if n := Abandoned(); n != 0 {
-		t.Errorf("Abandoned() = %d: the builtin went on after the run was ended", n)
+`
+	for _, tc := range []struct{ name, code string }{
+		{"arguments", fanout + `await tools.echo(new Array(200000).fill(o));`},
+		// The script's return value, converted after the script returned.
+		{"return value", fanout + `return new Array(200000).fill(o);`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			start := time.Now()
+			res, _ := runCode(t, tc.code, Options{Limits: Limits{Timeout: 100 * time.Millisecond}})
+			if res.Err == nil || res.Err.Code != CodeTimeout {
+				t.Fatalf("err %v; want timeout", res.Err)
+			}
+			if d := time.Since(start); d > 5*time.Second {
+				t.Errorf("ended after %v; want about 100 ms", d)
+			}
+			if n := Abandoned(); n != 0 {
+				t.Errorf("Abandoned() = %d: the builtin went on after the run was ended", n)
+			}
+		})
 	}
 }
 
