@@ -150,16 +150,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 		e.ts.Close()
 	})
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(exe),
-		chromedp.WindowSize(1440, 900),
-		chromedp.Flag("hide-scrollbars", true),
-		chromedp.Flag("font-render-hinting", "none"),
-	)
-	if os.Geteuid() == 0 {
-		opts = append(opts, chromedp.NoSandbox)
-	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), browsertest.AllocatorOptions(exe)...)
 	bctx, cancelBrowser := chromedp.NewContext(actx, chromedp.WithListener(e.listen))
 	t.Cleanup(func() {
 		cancelBrowser()
