@@ -1,38 +1,22 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
 	"math"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/codemode-dev/codemode/engine"
+	"github.com/codemode-dev/codemode/internal/syncbuf"
 	"github.com/codemode-dev/codemode/tools/whiteboard"
 )
 
-// lockedBuffer collects log lines from many goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
+// lockedBuffer collects what many goroutines write.
+type lockedBuffer = syncbuf.Buffer
 
 // TestHostileEventPanic: a bug on the server's own event path (here a change
 // whose encoding fails: a NaN coordinate, which mustJSON cannot write) in a

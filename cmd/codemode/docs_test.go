@@ -90,6 +90,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/codemode-dev/codemode/internal/syncbuf"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -572,23 +573,8 @@ func (s *docServer) kill() {
 	}
 }
 
-// lockedBuffer is a buffer written by a command while the test reads it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
+// lockedBuffer collects what many goroutines write.
+type lockedBuffer = syncbuf.Buffer
 
 // blockTimeout bounds one block; the WASM tools' first build on a cold
 // build cache is the slowest thing the docs do.
