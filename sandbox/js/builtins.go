@@ -2,10 +2,11 @@ package js
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf16"
 
 	"github.com/dop251/goja"
 )
@@ -30,40 +31,15 @@ import (
 //     whose work is bounded by their inputs need no guard of their own: the
 //     result check stops a chain of them at the first step over the limit.
 //
-// TestBuiltinsGuardedOrReviewed enumerates the builtins of a fresh runtime
-// and fails on one that is neither wrapped nor on the reviewed list, so a
-// builtin added by a goja upgrade cannot slip through.
-
-// unwrapped are the builtins left as goja has them, by path prefix, with
-// the reason (reviewed against goja's builtin_*.go). Wrapping costs about a
-// microsecond per builtin per run, plus goja making the lazily-built ones.
-// TestBuiltinsGuardedOrReviewed checks that every native function of a
-// hardened runtime is either wrapped, JavaScript, or matched here.
-var unwrapped = []struct{ prefix, why string }{
-	{"Math.", "numbers in, a number out; this is ignored, arguments are coerced with ToNumber (their valueOf runs as JavaScript, or as a wrapped builtin)"},
-	{"Date.prototype.get", "read the Date's own time value (TypeError for any other this); a number out"},
-	{"Date.prototype.set", "the Date's own time value and numbers; coerce only their arguments"},
-	{"Date.prototype.to", "(but toJSON) format the Date's own time value into a string of bounded size; TypeError for any other this"},
-	{"Date.prototype.valueOf", "the Date's own time value"},
-	{"Date.UTC", "numbers in, a number out"},
-	{"Date.now", "no input"},
-	{"Date.parse", "parses a string into a number; work linear in its length"},
-}
-
-// unwrappedWhy is the reason path is left unwrapped, or "".
-func unwrappedWhy(path string) string {
-	p := strings.TrimPrefix(strings.TrimPrefix(path, "get "), "set ")
-	if p == "Date.prototype.toJSON" {
-		return "" // generic: ToPrimitive(this), then this.toISOString()
-	}
-	for _, u := range unwrapped {
-		if p == u.prefix || strings.HasPrefix(p, u.prefix) && (strings.HasSuffix(u.prefix, ".") ||
-			strings.HasPrefix(u.prefix, "Date.prototype.") || p[len(u.prefix)] == '.' || p[len(u.prefix)] == '[') {
-			return u.why
-		}
-	}
-	return ""
-}
+// Which builtins are wrapped is builtinTable, generated from a walk of a
+// fresh runtime (go generate; builtins_table_test.go) that leaves out
+// constructors and the reviewed unwrapped list. TestBuiltinTable fails when
+// the table differs from what goja has, and TestBuiltinsGuardedOrReviewed
+// enumerates the builtins of a hardened runtime and fails on one that is
+// neither wrapped nor reviewed, so a builtin added by a goja upgrade cannot
+// slip through.
+//
+//go:generate go test -run ^TestBuiltinTable$ -update .
 
 // builtinKind says which part of a property a builtinRef is.
 type builtinKind int
@@ -74,14 +50,21 @@ const (
 	builtinSetter
 )
 
-// builtinRef is one native function of a fresh runtime: the property that
-// holds it, found by following owner from the global object.
+// builtinEntry is one wrapped builtin of builtinTable: the keys from the
+// global object to the object that holds it (strings, or goja's well-known
+// symbols), its own key there, and which part of the property it is.
+type builtinEntry struct {
+	owner []any
+	key   any
+	kind  builtinKind
+}
+
+// builtinRef is a builtinEntry with what every run needs of it, made once
+// per process.
 type builtinRef struct {
+	builtinEntry
 	path      string // "String.prototype.repeat", "get RegExp.prototype.flags"
-	owner     []any  // keys (string or *goja.Symbol) from the global object to the owner
 	ownerName string
-	key       any
-	kind      builtinKind
 	spec      *wrapSpec
 	setter    *wrapSpec // a getter's: the same property's setter, if it has one
 }
@@ -100,7 +83,7 @@ type wrapSpec struct {
 // newWrapSpec makes the spec of the builtin at path, whose property is key.
 // The name is a string value, which holds no reference to a runtime, so
 // every run can share it.
-func newWrapSpec(vm *goja.Runtime, path string, key any, kind builtinKind) *wrapSpec {
+func newWrapSpec(path string, key any, kind builtinKind) *wrapSpec {
 	var name string
 	switch k := key.(type) {
 	case string:
@@ -114,101 +97,28 @@ func newWrapSpec(vm *goja.Runtime, path string, key any, kind builtinKind) *wrap
 	case builtinSetter:
 		name = "set " + name
 	}
-	return &wrapSpec{path: path, name: vm.ToValue(name), guard: builtinGuards[path], replace: builtinReplacements[path],
+	return &wrapSpec{path: path, name: goja.StringFromUTF16(utf16.Encode([]rune(name))), guard: builtinGuards[path], replace: builtinReplacements[path],
 		json:  path == "JSON.parse" || path == "JSON.stringify",
 		timed: strings.HasPrefix(path, "RegExp.prototype.") || strings.HasPrefix(path, "RegExp.prototype[")}
 }
 
-// builtinRefs lists the wrapped builtins, found once per process in a fresh
-// runtime: every runtime has the same ones.
+// builtinRefs are the wrapped builtins, from builtinTable: the result of
+// walking a fresh runtime (which every runtime is), found when the table was
+// generated rather than by each process (which took ≈ 2 ms, before its first
+// run). TestBuiltinTable walks a fresh runtime and fails when the table
+// differs; TestBuiltinsGuardedOrReviewed fails on a native function of a
+// hardened runtime that is not wrapped.
 var builtinRefs = sync.OnceValue(func() []builtinRef {
-	vm := goja.New()
-	object := vm.GlobalObject().Get("Object").(*goja.Object)
-	gopd, _ := goja.AssertFunction(object.Get("getOwnPropertyDescriptor"))
-	gops, _ := goja.AssertFunction(object.Get("getOwnPropertySymbols"))
-	var refs []builtinRef
-	seen := map[*goja.Object]bool{}
-	type item struct {
-		obj  *goja.Object
-		path []any
-	}
-	queue := []item{{vm.GlobalObject(), nil}}
-	for len(queue) > 0 {
-		it := queue[0]
-		queue = queue[1:]
-		if seen[it.obj] {
-			continue
-		}
-		seen[it.obj] = true
-		var keys []any
-		for _, k := range it.obj.GetOwnPropertyNames() {
-			keys = append(keys, k)
-		}
-		if syms, err := gops(goja.Undefined(), it.obj); err == nil {
-			arr := syms.(*goja.Object)
-			for i := range toLength(arr.Get("length")) {
-				if sym, ok := arr.Get(strconv.FormatInt(i, 10)).(*goja.Symbol); ok {
-					keys = append(keys, sym)
-				}
-			}
-		}
-		for _, k := range keys {
-			if s, ok := k.(string); ok && it.obj == vm.GlobalObject() && removedGlobals[s] {
-				continue // not on the sandbox's global object
-			}
-			var kv goja.Value
-			if s, ok := k.(string); ok {
-				kv = vm.ToValue(s)
-			} else {
-				kv = k.(*goja.Symbol)
-			}
-			d, err := gopd(goja.Undefined(), it.obj, kv)
-			if err != nil {
-				continue
-			}
-			desc := d.(*goja.Object)
-			path := append(append([]any(nil), it.path...), k)
-			for kind, field := range []string{"value", "get", "set"} {
-				f, ok := desc.Get(field).(*goja.Object)
-				if !ok {
-					continue
-				}
-				if _, isFunc := goja.AssertFunction(f); isFunc && wrappable(f) {
-					name := refName(builtinKind(kind), path)
-					if unwrappedWhy(name) == "" {
-						ref := builtinRef{path: name, owner: it.path, ownerName: refName(builtinValue, it.path), key: k, kind: builtinKind(kind)}
-						ref.spec = newWrapSpec(vm, name, k, ref.kind)
-						if ref.kind == builtinGetter {
-							setPath := "set" + strings.TrimPrefix(name, "get")
-							ref.setter = newWrapSpec(vm, setPath, k, builtinSetter)
-						}
-						refs = append(refs, ref)
-					}
-				}
-				if kind == 0 {
-					queue = append(queue, item{f, path})
-				}
-			}
+	refs := make([]builtinRef, len(builtinTable))
+	for i, e := range builtinTable {
+		path := refName(e.kind, append(slices.Clip(e.owner), e.key))
+		refs[i] = builtinRef{builtinEntry: e, path: path, ownerName: refName(builtinValue, e.owner), spec: newWrapSpec(path, e.key, e.kind)}
+		if e.kind == builtinGetter {
+			refs[i].setter = newWrapSpec("set"+strings.TrimPrefix(path, "get"), e.key, builtinSetter)
 		}
 	}
-	sort.Slice(refs, func(i, j int) bool { return refs[i].path < refs[j].path })
 	return refs
 })
-
-// wrappable reports whether f can be replaced by a plain Go function: not a
-// constructor (a wrapper could not be one), and without properties of its
-// own beyond name and length (Symbol carries Symbol.iterator and others).
-func wrappable(f *goja.Object) bool {
-	if _, ctor := goja.AssertConstructor(f); ctor {
-		return false
-	}
-	for _, k := range f.GetOwnPropertyNames() {
-		if k != "length" && k != "name" {
-			return false
-		}
-	}
-	return len(f.Symbols()) == 0
-}
 
 // refName is the path of a builtin as people write it.
 func refName(kind builtinKind, path []any) string {
@@ -331,10 +241,9 @@ func (r *runner) guardIterators() error {
 // iteratorNexts are the specs of the iterators' next, in the order of
 // iteratorProtos.
 var iteratorNexts = sync.OnceValue(func() []*wrapSpec {
-	vm := goja.New()
 	var specs []*wrapSpec
 	for _, name := range []string{"%ArrayIteratorPrototype%", "%MapIteratorPrototype%", "%SetIteratorPrototype%", "%StringIteratorPrototype%", "%RegExpStringIteratorPrototype%"} {
-		specs = append(specs, newWrapSpec(vm, name+".next", "next", builtinValue))
+		specs = append(specs, newWrapSpec(name+".next", "next", builtinValue))
 	}
 	return specs
 })

@@ -1,10 +1,6 @@
 package js
 
-import (
-	"sync"
-
-	"github.com/dop251/goja"
-)
+import "github.com/dop251/goja"
 
 // removedGlobals are the globals of a fresh goja runtime that the sandbox's
 // global object does not have. BigInt: a BigInt value can be made as large
@@ -28,28 +24,6 @@ type globalProp struct {
 	writable, enumerable, configurable bool
 }
 
-// keptGlobals are the globals of a fresh goja runtime, in its order, minus
-// removedGlobals: found once per process (every runtime has the same).
-var keptGlobals = sync.OnceValue(func() []globalProp {
-	vm := goja.New()
-	gopd, _ := goja.AssertFunction(vm.GlobalObject().Get("Object").(*goja.Object).Get("getOwnPropertyDescriptor"))
-	var kept []globalProp
-	// GetOwnPropertyNames builds every global; this is the one runtime
-	// where that is fine.
-	for _, name := range vm.GlobalObject().GetOwnPropertyNames() {
-		if removedGlobals[name] {
-			continue
-		}
-		d, err := gopd(goja.Undefined(), vm.GlobalObject(), vm.ToValue(name))
-		if err != nil {
-			panic(err)
-		}
-		desc := d.(*goja.Object)
-		kept = append(kept, globalProp{name, desc.Get("writable").ToBoolean(), desc.Get("enumerable").ToBoolean(), desc.Get("configurable").ToBoolean()})
-	}
-	return kept
-})
-
 // replaceGlobal gives the runtime a new global object holding only
 // keptGlobals, the same values with the same attributes, and returns it.
 // Deleting the removed globals from goja's own global object would build
@@ -70,7 +44,7 @@ func (r *runner) replaceGlobal() *goja.Object {
 		}
 		return goja.FLAG_FALSE
 	}
-	for _, p := range keptGlobals() {
+	for _, p := range keptGlobals {
 		v := old.Get(p.name)
 		if p.name == "globalThis" {
 			v = g

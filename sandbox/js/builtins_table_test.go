@@ -1,0 +1,295 @@
+package js
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"go/format"
+	"os"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/dop251/goja"
+	"github.com/google/go-cmp/cmp"
+)
+
+var update = flag.Bool("update", false, "rewrite builtins_table.go from a fresh runtime (what go generate ./sandbox/js runs)")
+
+// tableFile is the generated table, relative to the package.
+const tableFile = "builtins_table.go"
+
+// unwrapped are the builtins left as goja has them, by path prefix, with
+// the reason (reviewed against goja's builtin_*.go). Wrapping costs about a
+// microsecond per builtin per run, plus goja making the lazily-built ones.
+// walkRuntime leaves them out of builtinTable, and
+// TestBuiltinsGuardedOrReviewed checks that every native function of a
+// hardened runtime is either wrapped, JavaScript, or matched here.
+var unwrapped = []struct{ prefix, why string }{
+	{"Math.", "numbers in, a number out; this is ignored, arguments are coerced with ToNumber (their valueOf runs as JavaScript, or as a wrapped builtin)"},
+	{"Date.prototype.get", "read the Date's own time value (TypeError for any other this); a number out"},
+	{"Date.prototype.set", "the Date's own time value and numbers; coerce only their arguments"},
+	{"Date.prototype.to", "(but toJSON) format the Date's own time value into a string of bounded size; TypeError for any other this"},
+	{"Date.prototype.valueOf", "the Date's own time value"},
+	{"Date.UTC", "numbers in, a number out"},
+	{"Date.now", "no input"},
+	{"Date.parse", "parses a string into a number; work linear in its length"},
+}
+
+// unwrappedWhy is the reason path is left unwrapped, or "".
+func unwrappedWhy(path string) string {
+	p := strings.TrimPrefix(strings.TrimPrefix(path, "get "), "set ")
+	if p == "Date.prototype.toJSON" {
+		return "" // generic: ToPrimitive(this), then this.toISOString()
+	}
+	for _, u := range unwrapped {
+		if p == u.prefix || strings.HasPrefix(p, u.prefix) && (strings.HasSuffix(u.prefix, ".") ||
+			strings.HasPrefix(u.prefix, "Date.prototype.") || p[len(u.prefix)] == '.' || p[len(u.prefix)] == '[') {
+			return u.why
+		}
+	}
+	return ""
+}
+
+// wellKnownSymbols are goja's exported symbols, by the Go expression the
+// table spells them with: a builtin keyed by another symbol could not be
+// found again in a run's runtime.
+var wellKnownSymbols = map[*goja.Symbol]string{
+	goja.SymHasInstance: "goja.SymHasInstance", goja.SymIsConcatSpreadable: "goja.SymIsConcatSpreadable",
+	goja.SymIterator: "goja.SymIterator", goja.SymMatch: "goja.SymMatch", goja.SymMatchAll: "goja.SymMatchAll",
+	goja.SymReplace: "goja.SymReplace", goja.SymSearch: "goja.SymSearch", goja.SymSpecies: "goja.SymSpecies",
+	goja.SymSplit: "goja.SymSplit", goja.SymToPrimitive: "goja.SymToPrimitive", goja.SymToStringTag: "goja.SymToStringTag",
+	goja.SymUnscopables: "goja.SymUnscopables",
+}
+
+// walkRuntime finds in a fresh runtime what builtinTable and keptGlobals
+// hold: the globals but removedGlobals, in the runtime's order, with their
+// attributes, and every native function reachable from them (methods,
+// static functions, getters and setters) that can be wrapped and is not
+// on the unwrapped list, sorted by path.
+func walkRuntime() ([]builtinEntry, []globalProp) {
+	vm := goja.New()
+	global := vm.GlobalObject()
+	object := global.Get("Object").(*goja.Object)
+	gopd, _ := goja.AssertFunction(object.Get("getOwnPropertyDescriptor"))
+	gops, _ := goja.AssertFunction(object.Get("getOwnPropertySymbols"))
+	descriptor := func(o *goja.Object, k any) *goja.Object {
+		kv, ok := k.(goja.Value)
+		if !ok {
+			kv = vm.ToValue(k)
+		}
+		d, err := gopd(goja.Undefined(), o, kv)
+		if err != nil {
+			panic(err)
+		}
+		return d.(*goja.Object)
+	}
+
+	var globals []globalProp
+	for _, name := range global.GetOwnPropertyNames() {
+		if !removedGlobals[name] {
+			d := descriptor(global, name)
+			globals = append(globals, globalProp{name, d.Get("writable").ToBoolean(), d.Get("enumerable").ToBoolean(), d.Get("configurable").ToBoolean()})
+		}
+	}
+
+	var entries []builtinEntry
+	seen := map[*goja.Object]bool{}
+	type item struct {
+		obj  *goja.Object
+		path []any
+	}
+	queue := []item{{global, nil}}
+	for len(queue) > 0 {
+		it := queue[0]
+		queue = queue[1:]
+		if seen[it.obj] {
+			continue
+		}
+		seen[it.obj] = true
+		var keys []any
+		for _, k := range it.obj.GetOwnPropertyNames() {
+			keys = append(keys, k)
+		}
+		syms, err := gops(goja.Undefined(), it.obj)
+		if err != nil {
+			panic(err)
+		}
+		arr := syms.(*goja.Object)
+		for i := range toLength(arr.Get("length")) {
+			keys = append(keys, arr.Get(strconv.FormatInt(i, 10)).(*goja.Symbol))
+		}
+		for _, k := range keys {
+			if s, ok := k.(string); ok && it.obj == global && removedGlobals[s] {
+				continue // not on the sandbox's global object
+			}
+			desc := descriptor(it.obj, k)
+			path := append(slices.Clip(it.path), k)
+			for kind, field := range []string{"value", "get", "set"} {
+				f, ok := desc.Get(field).(*goja.Object)
+				if !ok {
+					continue
+				}
+				if _, isFunc := goja.AssertFunction(f); isFunc && wrappable(f) && unwrappedWhy(refName(builtinKind(kind), path)) == "" {
+					entries = append(entries, builtinEntry{owner: it.path, key: k, kind: builtinKind(kind)})
+				}
+				if kind == 0 {
+					queue = append(queue, item{f, path})
+				}
+			}
+		}
+	}
+	sort.Slice(entries, func(i, j int) bool { return entryPath(entries[i]) < entryPath(entries[j]) })
+	return entries, globals
+}
+
+// wrappable reports whether f can be replaced by a plain Go function: not a
+// constructor (a wrapper could not be one), and without properties of its
+// own beyond name and length (Symbol carries Symbol.iterator and others).
+func wrappable(f *goja.Object) bool {
+	if _, ctor := goja.AssertConstructor(f); ctor {
+		return false
+	}
+	for _, k := range f.GetOwnPropertyNames() {
+		if k != "length" && k != "name" {
+			return false
+		}
+	}
+	return len(f.Symbols()) == 0
+}
+
+func entryPath(e builtinEntry) string { return refName(e.kind, append(slices.Clip(e.owner), e.key)) }
+
+// tableDiff is what differs between two tables, as lines a reader can
+// follow (-want +got), or "".
+func tableDiff(wantEntries, gotEntries []builtinEntry, wantGlobals, gotGlobals []globalProp) string {
+	lines := func(entries []builtinEntry) []string {
+		var out []string
+		for _, e := range entries {
+			keys := append(slices.Clip(e.owner), e.key)
+			parts := make([]string, len(keys))
+			for i, k := range keys {
+				if s, ok := k.(*goja.Symbol); ok {
+					parts[i] = wellKnownSymbols[s] // a symbol nobody exports: ""
+				} else {
+					parts[i] = strconv.Quote(k.(string))
+				}
+			}
+			out = append(out, fmt.Sprintf("%s %v", entryPath(e), parts))
+		}
+		return out
+	}
+	return cmp.Diff(lines(wantEntries), lines(gotEntries)) + cmp.Diff(wantGlobals, gotGlobals, cmp.AllowUnexported(globalProp{}))
+}
+
+// renderTable is the source of builtins_table.go.
+func renderTable(entries []builtinEntry, globals []globalProp) ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString(`// Code generated by "go test -run ^TestBuiltinTable$ -update"; DO NOT EDIT.
+
+package js
+
+import "github.com/dop251/goja"
+
+// builtinTable are the builtins every run wraps (see builtins.go).
+var builtinTable = []builtinEntry{
+`)
+	key := func(k any) (string, error) {
+		switch k := k.(type) {
+		case string:
+			return strconv.Quote(k), nil
+		case *goja.Symbol:
+			if name, ok := wellKnownSymbols[k]; ok {
+				return name, nil
+			}
+		}
+		return "", fmt.Errorf("key %v: neither a string nor one of goja's exported symbols", k)
+	}
+	for _, e := range entries {
+		var owner []string
+		for _, k := range e.owner {
+			s, err := key(k)
+			if err != nil {
+				return nil, err
+			}
+			owner = append(owner, s)
+		}
+		k, err := key(e.key)
+		if err != nil {
+			return nil, err
+		}
+		kind := [...]string{builtinValue: "builtinValue", builtinGetter: "builtinGetter", builtinSetter: "builtinSetter"}[e.kind]
+		fmt.Fprintf(&b, "\t{[]any{%s}, %s, %s}, // %s\n", strings.Join(owner, ", "), k, kind, entryPath(e))
+	}
+	b.WriteString(`}
+
+// keptGlobals are the globals of a fresh goja runtime, in its order, minus
+// removedGlobals, with their attributes (see replaceGlobal).
+var keptGlobals = []globalProp{
+`)
+	for _, g := range globals {
+		fmt.Fprintf(&b, "\t{%q, %t, %t, %t},\n", g.name, g.writable, g.enumerable, g.configurable)
+	}
+	b.WriteString("}\n")
+	return format.Source(b.Bytes())
+}
+
+// TestBuiltinTable walks a fresh runtime, as the sandbox once did in every
+// process, and fails when builtins_table.go says otherwise: after a goja
+// upgrade, or a change to the unwrapped list or removedGlobals. With
+// -update (go generate ./sandbox/js) it rewrites the file.
+func TestBuiltinTable(t *testing.T) {
+	entries, globals := walkRuntime()
+	if *update {
+		src, err := renderTable(entries, globals)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(tableFile, src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("wrote %s: %d builtins, %d globals; rebuild to use it", tableFile, len(entries), len(globals))
+		return
+	}
+	if _, err := renderTable(entries, globals); err != nil {
+		t.Error(err)
+	}
+	if diff := tableDiff(builtinTable, entries, keptGlobals, globals); diff != "" {
+		t.Errorf("%s differs from a fresh runtime (-table +runtime); run go generate ./sandbox/js:\n%s", tableFile, diff)
+	}
+	if len(entries) < 200 {
+		t.Errorf("the walk found only %d builtins", len(entries))
+	}
+}
+
+// tableDiff reports a builtin or global the table lacks, one too many, and
+// one under another key or kind.
+func TestBuiltinTableDiffReportsDrift(t *testing.T) {
+	entries, globals := walkRuntime()
+	at := slices.IndexFunc(entries, func(e builtinEntry) bool { return entryPath(e) == "String.prototype.repeat" })
+	if at < 0 {
+		t.Fatal("the walk did not find String.prototype.repeat")
+	}
+	for name, c := range map[string]struct {
+		entries []builtinEntry
+		globals []globalProp
+		want    string
+	}{
+		"builtin missing":  {slices.Delete(slices.Clone(entries), at, at+1), globals, "String.prototype.repeat"},
+		"builtin extra":    {append(slices.Clone(entries), builtinEntry{owner: []any{"String"}, key: "repeat"}), globals, "String.repeat"},
+		"getter as value":  {slices.Replace(slices.Clone(entries), at, at+1, builtinEntry{entries[at].owner, entries[at].key, builtinGetter}), globals, `"get ",`},
+		"other symbol key": {slices.Replace(slices.Clone(entries), at, at+1, builtinEntry{entries[at].owner, goja.SymSplit, builtinValue}), globals, "goja.SymSplit"},
+		"global missing":   {entries, globals[1:], globals[0].name},
+		"global attribute": {entries, append([]globalProp{{globals[0].name, !globals[0].writable, globals[0].enumerable, globals[0].configurable}}, globals[1:]...), globals[0].name},
+	} {
+		diff := tableDiff(c.entries, entries, c.globals, globals)
+		if !strings.Contains(diff, c.want) {
+			t.Errorf("%s: the diff does not name %s:\n%s", name, c.want, diff)
+		}
+	}
+	if diff := tableDiff(entries, entries, globals, globals); diff != "" {
+		t.Errorf("a table differs from itself:\n%s", diff)
+	}
+}
