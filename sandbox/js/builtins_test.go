@@ -238,3 +238,28 @@ return [small.sort().join("|") === want, got.join("|") === ref.join("|"), got[go
 		t.Errorf("value %s, err %v", res.Value, res.Err)
 	}
 }
+
+// The builtin iterators' next is wrapped, on the prototype every iterator of
+// its kind shares (they are not reachable as properties of the global
+// object, so TestBuiltinsGuardedOrReviewed cannot see them): with no depth
+// left, calling it ends the run with limit_exceeded, where goja's own next
+// would spread a million elements deaf to the run's end.
+func TestHostileIteratorNextsWrapped(t *testing.T) {
+	for _, expr := range []string{`[1][Symbol.iterator]()`, `[1].entries()`, `new Map([[1, 1]]).keys()`, `new Set([1])[Symbol.iterator]()`,
+		`"ab"[Symbol.iterator]()`, `/a/g[Symbol.matchAll]("aa")`} {
+		t.Run(expr, func(t *testing.T) {
+			r := newBareRunner(maxElemsFor(DefaultMaxMemoryBytes))
+			if err := r.harden(); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := r.vm.RunString("globalThis.it = " + expr); err != nil {
+				t.Fatal(err)
+			}
+			r.lim.MaxCallDepth = 0 // the next wrapper entered ends the run
+			_, err := r.vm.RunString("it.next()")
+			if k := r.killErr.Load(); k == nil || k.Code != CodeLimitExceeded {
+				t.Errorf("next() did not end the run (%v, err %v): not wrapped", k, err)
+			}
+		})
+	}
+}
