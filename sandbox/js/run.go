@@ -39,6 +39,7 @@ func Run(ctx context.Context, s *Script, opt Options) *Result {
 			"the sandbox refuses new scripts while %d earlier runs are still stopping (the limit is %d); try again shortly", n, MaxAbandoned)}}
 	}
 	setRegexpTimeout()
+	compileAhead()
 	r := newRunner(s, opt)
 	stop := context.AfterFunc(ctx, func() {
 		code := CodeCanceled

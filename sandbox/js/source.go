@@ -47,6 +47,7 @@ func Compile(code string, maxBytes int) (*Script, *Error) {
 	// goja compiles regular-expression literals here, each taking the
 	// engine's match timeout of this moment.
 	setRegexpTimeout()
+	compileAhead()
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxCodeBytes
 	}
