@@ -2,7 +2,6 @@ package js
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -52,21 +51,21 @@ const (
 
 // builtinEntry is one wrapped builtin of builtinTable: the keys from the
 // global object to the object that holds it (strings, or goja's well-known
-// symbols), its own key there, and which part of the property it is.
+// symbols), its own key there, which part of the property it is, and the
+// paths of both as people write them.
 type builtinEntry struct {
-	owner []any
-	key   any
-	kind  builtinKind
+	owner     []any
+	key       any
+	kind      builtinKind
+	ownerPath string // "String.prototype", "RegExp.prototype"
+	path      string // "String.prototype.repeat", "get RegExp.prototype.flags"
 }
 
-// builtinRef is a builtinEntry with what every run needs of it, made once
-// per process.
+// builtinRef is a builtinEntry with its wrap specs, made once per process.
 type builtinRef struct {
 	builtinEntry
-	path      string // "String.prototype.repeat", "get RegExp.prototype.flags"
-	ownerName string
-	spec      *wrapSpec
-	setter    *wrapSpec // a getter's: the same property's setter, if it has one
+	spec   *wrapSpec
+	setter *wrapSpec // a getter's: the same property's setter, if it has one
 }
 
 // wrapSpec is what the wrapper of one builtin needs besides its run: made
@@ -97,7 +96,11 @@ func newWrapSpec(path string, key any, kind builtinKind) *wrapSpec {
 	case builtinSetter:
 		name = "set " + name
 	}
-	return &wrapSpec{path: path, name: goja.StringFromUTF16(utf16.Encode([]rune(name))), guard: builtinGuards[path], replace: builtinReplacements[path],
+	u := make([]uint16, 0, len(name))
+	for _, c := range name {
+		u = utf16.AppendRune(u, c)
+	}
+	return &wrapSpec{path: path, name: goja.StringFromUTF16(u), guard: builtinGuards[path], replace: builtinReplacements[path],
 		json:  path == "JSON.parse" || path == "JSON.stringify",
 		timed: strings.HasPrefix(path, "RegExp.prototype.") || strings.HasPrefix(path, "RegExp.prototype[")}
 }
@@ -111,37 +114,13 @@ func newWrapSpec(path string, key any, kind builtinKind) *wrapSpec {
 var builtinRefs = sync.OnceValue(func() []builtinRef {
 	refs := make([]builtinRef, len(builtinTable))
 	for i, e := range builtinTable {
-		path := refName(e.kind, append(slices.Clip(e.owner), e.key))
-		refs[i] = builtinRef{builtinEntry: e, path: path, ownerName: refName(builtinValue, e.owner), spec: newWrapSpec(path, e.key, e.kind)}
+		refs[i] = builtinRef{builtinEntry: e, spec: newWrapSpec(e.path, e.key, e.kind)}
 		if e.kind == builtinGetter {
-			refs[i].setter = newWrapSpec("set"+strings.TrimPrefix(path, "get"), e.key, builtinSetter)
+			refs[i].setter = newWrapSpec("set"+strings.TrimPrefix(e.path, "get"), e.key, builtinSetter)
 		}
 	}
 	return refs
 })
-
-// refName is the path of a builtin as people write it.
-func refName(kind builtinKind, path []any) string {
-	var b strings.Builder
-	switch kind {
-	case builtinGetter:
-		b.WriteString("get ")
-	case builtinSetter:
-		b.WriteString("set ")
-	}
-	for i, k := range path {
-		switch k := k.(type) {
-		case string:
-			if i > 0 {
-				b.WriteByte('.')
-			}
-			b.WriteString(k)
-		case *goja.Symbol:
-			fmt.Fprintf(&b, "[%s]", k.String())
-		}
-	}
-	return b.String()
-}
 
 // guardBuiltins wraps every builtin of builtinRefs in this run's runtime.
 func (r *runner) guardBuiltins() {
@@ -149,7 +128,7 @@ func (r *runner) guardBuiltins() {
 	owners := map[string]*goja.Object{}
 	gopd, _ := goja.AssertFunction(g.Get("Object").(*goja.Object).Get("getOwnPropertyDescriptor"))
 	for _, ref := range builtinRefs() {
-		owner := r.resolve(owners, g, ref.ownerName, ref.owner)
+		owner := r.resolve(owners, g, ref.ownerPath, ref.owner)
 		if owner == nil {
 			continue
 		}

@@ -6,243 +6,243 @@ import "github.com/dop251/goja"
 
 // builtinTable are the builtins every run wraps (see builtins.go).
 var builtinTable = []builtinEntry{
-	{[]any{"Array"}, "from", builtinValue},                               // Array.from
-	{[]any{"Array"}, "isArray", builtinValue},                            // Array.isArray
-	{[]any{"Array"}, "of", builtinValue},                                 // Array.of
-	{[]any{"Array", "prototype"}, "at", builtinValue},                    // Array.prototype.at
-	{[]any{"Array", "prototype"}, "concat", builtinValue},                // Array.prototype.concat
-	{[]any{"Array", "prototype"}, "copyWithin", builtinValue},            // Array.prototype.copyWithin
-	{[]any{"Array", "prototype"}, "entries", builtinValue},               // Array.prototype.entries
-	{[]any{"Array", "prototype"}, "every", builtinValue},                 // Array.prototype.every
-	{[]any{"Array", "prototype"}, "fill", builtinValue},                  // Array.prototype.fill
-	{[]any{"Array", "prototype"}, "filter", builtinValue},                // Array.prototype.filter
-	{[]any{"Array", "prototype"}, "find", builtinValue},                  // Array.prototype.find
-	{[]any{"Array", "prototype"}, "findIndex", builtinValue},             // Array.prototype.findIndex
-	{[]any{"Array", "prototype"}, "findLast", builtinValue},              // Array.prototype.findLast
-	{[]any{"Array", "prototype"}, "findLastIndex", builtinValue},         // Array.prototype.findLastIndex
-	{[]any{"Array", "prototype"}, "flat", builtinValue},                  // Array.prototype.flat
-	{[]any{"Array", "prototype"}, "flatMap", builtinValue},               // Array.prototype.flatMap
-	{[]any{"Array", "prototype"}, "forEach", builtinValue},               // Array.prototype.forEach
-	{[]any{"Array", "prototype"}, "includes", builtinValue},              // Array.prototype.includes
-	{[]any{"Array", "prototype"}, "indexOf", builtinValue},               // Array.prototype.indexOf
-	{[]any{"Array", "prototype"}, "join", builtinValue},                  // Array.prototype.join
-	{[]any{"Array", "prototype"}, "keys", builtinValue},                  // Array.prototype.keys
-	{[]any{"Array", "prototype"}, "lastIndexOf", builtinValue},           // Array.prototype.lastIndexOf
-	{[]any{"Array", "prototype"}, "map", builtinValue},                   // Array.prototype.map
-	{[]any{"Array", "prototype"}, "pop", builtinValue},                   // Array.prototype.pop
-	{[]any{"Array", "prototype"}, "push", builtinValue},                  // Array.prototype.push
-	{[]any{"Array", "prototype"}, "reduce", builtinValue},                // Array.prototype.reduce
-	{[]any{"Array", "prototype"}, "reduceRight", builtinValue},           // Array.prototype.reduceRight
-	{[]any{"Array", "prototype"}, "reverse", builtinValue},               // Array.prototype.reverse
-	{[]any{"Array", "prototype"}, "shift", builtinValue},                 // Array.prototype.shift
-	{[]any{"Array", "prototype"}, "slice", builtinValue},                 // Array.prototype.slice
-	{[]any{"Array", "prototype"}, "some", builtinValue},                  // Array.prototype.some
-	{[]any{"Array", "prototype"}, "sort", builtinValue},                  // Array.prototype.sort
-	{[]any{"Array", "prototype"}, "splice", builtinValue},                // Array.prototype.splice
-	{[]any{"Array", "prototype"}, "toLocaleString", builtinValue},        // Array.prototype.toLocaleString
-	{[]any{"Array", "prototype"}, "toReversed", builtinValue},            // Array.prototype.toReversed
-	{[]any{"Array", "prototype"}, "toSorted", builtinValue},              // Array.prototype.toSorted
-	{[]any{"Array", "prototype"}, "toSpliced", builtinValue},             // Array.prototype.toSpliced
-	{[]any{"Array", "prototype"}, "toString", builtinValue},              // Array.prototype.toString
-	{[]any{"Array", "prototype"}, "unshift", builtinValue},               // Array.prototype.unshift
-	{[]any{"Array", "prototype"}, "values", builtinValue},                // Array.prototype.values
-	{[]any{"Array", "prototype"}, "with", builtinValue},                  // Array.prototype.with
-	{[]any{"Array", "prototype"}, goja.SymIterator, builtinValue},        // Array.prototype[Symbol.iterator]
-	{[]any{"Boolean", "prototype"}, "toString", builtinValue},            // Boolean.prototype.toString
-	{[]any{"Boolean", "prototype"}, "valueOf", builtinValue},             // Boolean.prototype.valueOf
-	{[]any{"Date", "prototype"}, "toJSON", builtinValue},                 // Date.prototype.toJSON
-	{[]any{"Date", "prototype"}, goja.SymToPrimitive, builtinValue},      // Date.prototype[Symbol.toPrimitive]
-	{[]any{"Error"}, "isError", builtinValue},                            // Error.isError
-	{[]any{"Error", "prototype"}, "toString", builtinValue},              // Error.prototype.toString
-	{[]any{"Function", "prototype"}, "apply", builtinValue},              // Function.prototype.apply
-	{[]any{"Function", "prototype"}, "bind", builtinValue},               // Function.prototype.bind
-	{[]any{"Function", "prototype"}, "call", builtinValue},               // Function.prototype.call
-	{[]any{"Function", "prototype"}, "toString", builtinValue},           // Function.prototype.toString
-	{[]any{"Function", "prototype"}, goja.SymHasInstance, builtinValue},  // Function.prototype[Symbol.hasInstance]
-	{[]any{"JSON"}, "isRawJSON", builtinValue},                           // JSON.isRawJSON
-	{[]any{"JSON"}, "parse", builtinValue},                               // JSON.parse
-	{[]any{"JSON"}, "rawJSON", builtinValue},                             // JSON.rawJSON
-	{[]any{"JSON"}, "stringify", builtinValue},                           // JSON.stringify
-	{[]any{"Map", "prototype"}, "clear", builtinValue},                   // Map.prototype.clear
-	{[]any{"Map", "prototype"}, "delete", builtinValue},                  // Map.prototype.delete
-	{[]any{"Map", "prototype"}, "entries", builtinValue},                 // Map.prototype.entries
-	{[]any{"Map", "prototype"}, "forEach", builtinValue},                 // Map.prototype.forEach
-	{[]any{"Map", "prototype"}, "get", builtinValue},                     // Map.prototype.get
-	{[]any{"Map", "prototype"}, "has", builtinValue},                     // Map.prototype.has
-	{[]any{"Map", "prototype"}, "keys", builtinValue},                    // Map.prototype.keys
-	{[]any{"Map", "prototype"}, "set", builtinValue},                     // Map.prototype.set
-	{[]any{"Map", "prototype"}, "values", builtinValue},                  // Map.prototype.values
-	{[]any{"Map", "prototype"}, goja.SymIterator, builtinValue},          // Map.prototype[Symbol.iterator]
-	{[]any{"Number"}, "isFinite", builtinValue},                          // Number.isFinite
-	{[]any{"Number"}, "isInteger", builtinValue},                         // Number.isInteger
-	{[]any{"Number"}, "isNaN", builtinValue},                             // Number.isNaN
-	{[]any{"Number"}, "isSafeInteger", builtinValue},                     // Number.isSafeInteger
-	{[]any{"Number"}, "parseFloat", builtinValue},                        // Number.parseFloat
-	{[]any{"Number"}, "parseInt", builtinValue},                          // Number.parseInt
-	{[]any{"Number", "prototype"}, "toExponential", builtinValue},        // Number.prototype.toExponential
-	{[]any{"Number", "prototype"}, "toFixed", builtinValue},              // Number.prototype.toFixed
-	{[]any{"Number", "prototype"}, "toLocaleString", builtinValue},       // Number.prototype.toLocaleString
-	{[]any{"Number", "prototype"}, "toPrecision", builtinValue},          // Number.prototype.toPrecision
-	{[]any{"Number", "prototype"}, "toString", builtinValue},             // Number.prototype.toString
-	{[]any{"Number", "prototype"}, "valueOf", builtinValue},              // Number.prototype.valueOf
-	{[]any{"Object"}, "assign", builtinValue},                            // Object.assign
-	{[]any{"Object"}, "create", builtinValue},                            // Object.create
-	{[]any{"Object"}, "defineProperties", builtinValue},                  // Object.defineProperties
-	{[]any{"Object"}, "defineProperty", builtinValue},                    // Object.defineProperty
-	{[]any{"Object"}, "entries", builtinValue},                           // Object.entries
-	{[]any{"Object"}, "freeze", builtinValue},                            // Object.freeze
-	{[]any{"Object"}, "fromEntries", builtinValue},                       // Object.fromEntries
-	{[]any{"Object"}, "getOwnPropertyDescriptor", builtinValue},          // Object.getOwnPropertyDescriptor
-	{[]any{"Object"}, "getOwnPropertyDescriptors", builtinValue},         // Object.getOwnPropertyDescriptors
-	{[]any{"Object"}, "getOwnPropertyNames", builtinValue},               // Object.getOwnPropertyNames
-	{[]any{"Object"}, "getOwnPropertySymbols", builtinValue},             // Object.getOwnPropertySymbols
-	{[]any{"Object"}, "getPrototypeOf", builtinValue},                    // Object.getPrototypeOf
-	{[]any{"Object"}, "hasOwn", builtinValue},                            // Object.hasOwn
-	{[]any{"Object"}, "is", builtinValue},                                // Object.is
-	{[]any{"Object"}, "isExtensible", builtinValue},                      // Object.isExtensible
-	{[]any{"Object"}, "isFrozen", builtinValue},                          // Object.isFrozen
-	{[]any{"Object"}, "isSealed", builtinValue},                          // Object.isSealed
-	{[]any{"Object"}, "keys", builtinValue},                              // Object.keys
-	{[]any{"Object"}, "preventExtensions", builtinValue},                 // Object.preventExtensions
-	{[]any{"Object", "prototype"}, "hasOwnProperty", builtinValue},       // Object.prototype.hasOwnProperty
-	{[]any{"Object", "prototype"}, "isPrototypeOf", builtinValue},        // Object.prototype.isPrototypeOf
-	{[]any{"Object", "prototype"}, "propertyIsEnumerable", builtinValue}, // Object.prototype.propertyIsEnumerable
-	{[]any{"Object", "prototype"}, "toLocaleString", builtinValue},       // Object.prototype.toLocaleString
-	{[]any{"Object", "prototype"}, "toString", builtinValue},             // Object.prototype.toString
-	{[]any{"Object", "prototype"}, "valueOf", builtinValue},              // Object.prototype.valueOf
-	{[]any{"Object"}, "seal", builtinValue},                              // Object.seal
-	{[]any{"Object"}, "setPrototypeOf", builtinValue},                    // Object.setPrototypeOf
-	{[]any{"Object"}, "values", builtinValue},                            // Object.values
-	{[]any{"Promise"}, "all", builtinValue},                              // Promise.all
-	{[]any{"Promise"}, "allSettled", builtinValue},                       // Promise.allSettled
-	{[]any{"Promise"}, "any", builtinValue},                              // Promise.any
-	{[]any{"Promise", "prototype"}, "catch", builtinValue},               // Promise.prototype.catch
-	{[]any{"Promise", "prototype"}, "finally", builtinValue},             // Promise.prototype.finally
-	{[]any{"Promise", "prototype"}, "then", builtinValue},                // Promise.prototype.then
-	{[]any{"Promise"}, "race", builtinValue},                             // Promise.race
-	{[]any{"Promise"}, "reject", builtinValue},                           // Promise.reject
-	{[]any{"Promise"}, "resolve", builtinValue},                          // Promise.resolve
-	{[]any{"Reflect"}, "apply", builtinValue},                            // Reflect.apply
-	{[]any{"Reflect"}, "construct", builtinValue},                        // Reflect.construct
-	{[]any{"Reflect"}, "defineProperty", builtinValue},                   // Reflect.defineProperty
-	{[]any{"Reflect"}, "deleteProperty", builtinValue},                   // Reflect.deleteProperty
-	{[]any{"Reflect"}, "get", builtinValue},                              // Reflect.get
-	{[]any{"Reflect"}, "getOwnPropertyDescriptor", builtinValue},         // Reflect.getOwnPropertyDescriptor
-	{[]any{"Reflect"}, "getPrototypeOf", builtinValue},                   // Reflect.getPrototypeOf
-	{[]any{"Reflect"}, "has", builtinValue},                              // Reflect.has
-	{[]any{"Reflect"}, "isExtensible", builtinValue},                     // Reflect.isExtensible
-	{[]any{"Reflect"}, "ownKeys", builtinValue},                          // Reflect.ownKeys
-	{[]any{"Reflect"}, "preventExtensions", builtinValue},                // Reflect.preventExtensions
-	{[]any{"Reflect"}, "set", builtinValue},                              // Reflect.set
-	{[]any{"Reflect"}, "setPrototypeOf", builtinValue},                   // Reflect.setPrototypeOf
-	{[]any{"RegExp", "prototype"}, "compile", builtinValue},              // RegExp.prototype.compile
-	{[]any{"RegExp", "prototype"}, "exec", builtinValue},                 // RegExp.prototype.exec
-	{[]any{"RegExp", "prototype"}, "test", builtinValue},                 // RegExp.prototype.test
-	{[]any{"RegExp", "prototype"}, "toString", builtinValue},             // RegExp.prototype.toString
-	{[]any{"RegExp", "prototype"}, goja.SymMatchAll, builtinValue},       // RegExp.prototype[Symbol.matchAll]
-	{[]any{"RegExp", "prototype"}, goja.SymMatch, builtinValue},          // RegExp.prototype[Symbol.match]
-	{[]any{"RegExp", "prototype"}, goja.SymReplace, builtinValue},        // RegExp.prototype[Symbol.replace]
-	{[]any{"RegExp", "prototype"}, goja.SymSearch, builtinValue},         // RegExp.prototype[Symbol.search]
-	{[]any{"RegExp", "prototype"}, goja.SymSplit, builtinValue},          // RegExp.prototype[Symbol.split]
-	{[]any{"Set", "prototype"}, "add", builtinValue},                     // Set.prototype.add
-	{[]any{"Set", "prototype"}, "clear", builtinValue},                   // Set.prototype.clear
-	{[]any{"Set", "prototype"}, "delete", builtinValue},                  // Set.prototype.delete
-	{[]any{"Set", "prototype"}, "difference", builtinValue},              // Set.prototype.difference
-	{[]any{"Set", "prototype"}, "entries", builtinValue},                 // Set.prototype.entries
-	{[]any{"Set", "prototype"}, "forEach", builtinValue},                 // Set.prototype.forEach
-	{[]any{"Set", "prototype"}, "has", builtinValue},                     // Set.prototype.has
-	{[]any{"Set", "prototype"}, "intersection", builtinValue},            // Set.prototype.intersection
-	{[]any{"Set", "prototype"}, "isDisjointFrom", builtinValue},          // Set.prototype.isDisjointFrom
-	{[]any{"Set", "prototype"}, "isSubsetOf", builtinValue},              // Set.prototype.isSubsetOf
-	{[]any{"Set", "prototype"}, "isSupersetOf", builtinValue},            // Set.prototype.isSupersetOf
-	{[]any{"Set", "prototype"}, "keys", builtinValue},                    // Set.prototype.keys
-	{[]any{"Set", "prototype"}, "symmetricDifference", builtinValue},     // Set.prototype.symmetricDifference
-	{[]any{"Set", "prototype"}, "union", builtinValue},                   // Set.prototype.union
-	{[]any{"Set", "prototype"}, "values", builtinValue},                  // Set.prototype.values
-	{[]any{"Set", "prototype"}, goja.SymIterator, builtinValue},          // Set.prototype[Symbol.iterator]
-	{[]any{"String"}, "fromCharCode", builtinValue},                      // String.fromCharCode
-	{[]any{"String"}, "fromCodePoint", builtinValue},                     // String.fromCodePoint
-	{[]any{"String", "prototype"}, "at", builtinValue},                   // String.prototype.at
-	{[]any{"String", "prototype"}, "charAt", builtinValue},               // String.prototype.charAt
-	{[]any{"String", "prototype"}, "charCodeAt", builtinValue},           // String.prototype.charCodeAt
-	{[]any{"String", "prototype"}, "codePointAt", builtinValue},          // String.prototype.codePointAt
-	{[]any{"String", "prototype"}, "concat", builtinValue},               // String.prototype.concat
-	{[]any{"String", "prototype"}, "endsWith", builtinValue},             // String.prototype.endsWith
-	{[]any{"String", "prototype"}, "includes", builtinValue},             // String.prototype.includes
-	{[]any{"String", "prototype"}, "indexOf", builtinValue},              // String.prototype.indexOf
-	{[]any{"String", "prototype"}, "lastIndexOf", builtinValue},          // String.prototype.lastIndexOf
-	{[]any{"String", "prototype"}, "localeCompare", builtinValue},        // String.prototype.localeCompare
-	{[]any{"String", "prototype"}, "match", builtinValue},                // String.prototype.match
-	{[]any{"String", "prototype"}, "matchAll", builtinValue},             // String.prototype.matchAll
-	{[]any{"String", "prototype"}, "normalize", builtinValue},            // String.prototype.normalize
-	{[]any{"String", "prototype"}, "padEnd", builtinValue},               // String.prototype.padEnd
-	{[]any{"String", "prototype"}, "padStart", builtinValue},             // String.prototype.padStart
-	{[]any{"String", "prototype"}, "repeat", builtinValue},               // String.prototype.repeat
-	{[]any{"String", "prototype"}, "replace", builtinValue},              // String.prototype.replace
-	{[]any{"String", "prototype"}, "replaceAll", builtinValue},           // String.prototype.replaceAll
-	{[]any{"String", "prototype"}, "search", builtinValue},               // String.prototype.search
-	{[]any{"String", "prototype"}, "slice", builtinValue},                // String.prototype.slice
-	{[]any{"String", "prototype"}, "split", builtinValue},                // String.prototype.split
-	{[]any{"String", "prototype"}, "startsWith", builtinValue},           // String.prototype.startsWith
-	{[]any{"String", "prototype"}, "substr", builtinValue},               // String.prototype.substr
-	{[]any{"String", "prototype"}, "substring", builtinValue},            // String.prototype.substring
-	{[]any{"String", "prototype"}, "toLocaleLowerCase", builtinValue},    // String.prototype.toLocaleLowerCase
-	{[]any{"String", "prototype"}, "toLocaleUpperCase", builtinValue},    // String.prototype.toLocaleUpperCase
-	{[]any{"String", "prototype"}, "toLowerCase", builtinValue},          // String.prototype.toLowerCase
-	{[]any{"String", "prototype"}, "toString", builtinValue},             // String.prototype.toString
-	{[]any{"String", "prototype"}, "toUpperCase", builtinValue},          // String.prototype.toUpperCase
-	{[]any{"String", "prototype"}, "trim", builtinValue},                 // String.prototype.trim
-	{[]any{"String", "prototype"}, "trimEnd", builtinValue},              // String.prototype.trimEnd
-	{[]any{"String", "prototype"}, "trimLeft", builtinValue},             // String.prototype.trimLeft
-	{[]any{"String", "prototype"}, "trimRight", builtinValue},            // String.prototype.trimRight
-	{[]any{"String", "prototype"}, "trimStart", builtinValue},            // String.prototype.trimStart
-	{[]any{"String", "prototype"}, "valueOf", builtinValue},              // String.prototype.valueOf
-	{[]any{"String", "prototype"}, goja.SymIterator, builtinValue},       // String.prototype[Symbol.iterator]
-	{[]any{"String"}, "raw", builtinValue},                               // String.raw
-	{[]any{"Symbol"}, "for", builtinValue},                               // Symbol.for
-	{[]any{"Symbol"}, "keyFor", builtinValue},                            // Symbol.keyFor
-	{[]any{"Symbol", "prototype"}, "toString", builtinValue},             // Symbol.prototype.toString
-	{[]any{"Symbol", "prototype"}, "valueOf", builtinValue},              // Symbol.prototype.valueOf
-	{[]any{"Symbol", "prototype"}, goja.SymToPrimitive, builtinValue},    // Symbol.prototype[Symbol.toPrimitive]
-	{[]any{"WeakMap", "prototype"}, "delete", builtinValue},              // WeakMap.prototype.delete
-	{[]any{"WeakMap", "prototype"}, "get", builtinValue},                 // WeakMap.prototype.get
-	{[]any{"WeakMap", "prototype"}, "has", builtinValue},                 // WeakMap.prototype.has
-	{[]any{"WeakMap", "prototype"}, "set", builtinValue},                 // WeakMap.prototype.set
-	{[]any{"WeakSet", "prototype"}, "add", builtinValue},                 // WeakSet.prototype.add
-	{[]any{"WeakSet", "prototype"}, "delete", builtinValue},              // WeakSet.prototype.delete
-	{[]any{"WeakSet", "prototype"}, "has", builtinValue},                 // WeakSet.prototype.has
-	{[]any{}, "decodeURI", builtinValue},                                 // decodeURI
-	{[]any{}, "decodeURIComponent", builtinValue},                        // decodeURIComponent
-	{[]any{}, "encodeURI", builtinValue},                                 // encodeURI
-	{[]any{}, "encodeURIComponent", builtinValue},                        // encodeURIComponent
-	{[]any{}, "escape", builtinValue},                                    // escape
-	{[]any{"Array"}, goja.SymSpecies, builtinGetter},                     // get Array[Symbol.species]
-	{[]any{"Function", "prototype"}, "arguments", builtinGetter},         // get Function.prototype.arguments
-	{[]any{"Function", "prototype"}, "caller", builtinGetter},            // get Function.prototype.caller
-	{[]any{"Map", "prototype"}, "size", builtinGetter},                   // get Map.prototype.size
-	{[]any{"Map"}, goja.SymSpecies, builtinGetter},                       // get Map[Symbol.species]
-	{[]any{"Object", "prototype"}, "__proto__", builtinGetter},           // get Object.prototype.__proto__
-	{[]any{"Promise"}, goja.SymSpecies, builtinGetter},                   // get Promise[Symbol.species]
-	{[]any{"RegExp", "prototype"}, "dotAll", builtinGetter},              // get RegExp.prototype.dotAll
-	{[]any{"RegExp", "prototype"}, "flags", builtinGetter},               // get RegExp.prototype.flags
-	{[]any{"RegExp", "prototype"}, "global", builtinGetter},              // get RegExp.prototype.global
-	{[]any{"RegExp", "prototype"}, "ignoreCase", builtinGetter},          // get RegExp.prototype.ignoreCase
-	{[]any{"RegExp", "prototype"}, "multiline", builtinGetter},           // get RegExp.prototype.multiline
-	{[]any{"RegExp", "prototype"}, "source", builtinGetter},              // get RegExp.prototype.source
-	{[]any{"RegExp", "prototype"}, "sticky", builtinGetter},              // get RegExp.prototype.sticky
-	{[]any{"RegExp", "prototype"}, "unicode", builtinGetter},             // get RegExp.prototype.unicode
-	{[]any{"RegExp"}, goja.SymSpecies, builtinGetter},                    // get RegExp[Symbol.species]
-	{[]any{"Set", "prototype"}, "size", builtinGetter},                   // get Set.prototype.size
-	{[]any{"Set"}, goja.SymSpecies, builtinGetter},                       // get Set[Symbol.species]
-	{[]any{"Symbol", "prototype"}, "description", builtinGetter},         // get Symbol.prototype.description
-	{[]any{}, "isFinite", builtinValue},                                  // isFinite
-	{[]any{}, "isNaN", builtinValue},                                     // isNaN
-	{[]any{}, "parseFloat", builtinValue},                                // parseFloat
-	{[]any{}, "parseInt", builtinValue},                                  // parseInt
-	{[]any{"Function", "prototype"}, "arguments", builtinSetter},         // set Function.prototype.arguments
-	{[]any{"Function", "prototype"}, "caller", builtinSetter},            // set Function.prototype.caller
-	{[]any{"Object", "prototype"}, "__proto__", builtinSetter},           // set Object.prototype.__proto__
-	{[]any{}, "unescape", builtinValue},                                  // unescape
+	{[]any{"Array"}, "from", builtinValue, "Array", "Array.from"},
+	{[]any{"Array"}, "isArray", builtinValue, "Array", "Array.isArray"},
+	{[]any{"Array"}, "of", builtinValue, "Array", "Array.of"},
+	{[]any{"Array", "prototype"}, "at", builtinValue, "Array.prototype", "Array.prototype.at"},
+	{[]any{"Array", "prototype"}, "concat", builtinValue, "Array.prototype", "Array.prototype.concat"},
+	{[]any{"Array", "prototype"}, "copyWithin", builtinValue, "Array.prototype", "Array.prototype.copyWithin"},
+	{[]any{"Array", "prototype"}, "entries", builtinValue, "Array.prototype", "Array.prototype.entries"},
+	{[]any{"Array", "prototype"}, "every", builtinValue, "Array.prototype", "Array.prototype.every"},
+	{[]any{"Array", "prototype"}, "fill", builtinValue, "Array.prototype", "Array.prototype.fill"},
+	{[]any{"Array", "prototype"}, "filter", builtinValue, "Array.prototype", "Array.prototype.filter"},
+	{[]any{"Array", "prototype"}, "find", builtinValue, "Array.prototype", "Array.prototype.find"},
+	{[]any{"Array", "prototype"}, "findIndex", builtinValue, "Array.prototype", "Array.prototype.findIndex"},
+	{[]any{"Array", "prototype"}, "findLast", builtinValue, "Array.prototype", "Array.prototype.findLast"},
+	{[]any{"Array", "prototype"}, "findLastIndex", builtinValue, "Array.prototype", "Array.prototype.findLastIndex"},
+	{[]any{"Array", "prototype"}, "flat", builtinValue, "Array.prototype", "Array.prototype.flat"},
+	{[]any{"Array", "prototype"}, "flatMap", builtinValue, "Array.prototype", "Array.prototype.flatMap"},
+	{[]any{"Array", "prototype"}, "forEach", builtinValue, "Array.prototype", "Array.prototype.forEach"},
+	{[]any{"Array", "prototype"}, "includes", builtinValue, "Array.prototype", "Array.prototype.includes"},
+	{[]any{"Array", "prototype"}, "indexOf", builtinValue, "Array.prototype", "Array.prototype.indexOf"},
+	{[]any{"Array", "prototype"}, "join", builtinValue, "Array.prototype", "Array.prototype.join"},
+	{[]any{"Array", "prototype"}, "keys", builtinValue, "Array.prototype", "Array.prototype.keys"},
+	{[]any{"Array", "prototype"}, "lastIndexOf", builtinValue, "Array.prototype", "Array.prototype.lastIndexOf"},
+	{[]any{"Array", "prototype"}, "map", builtinValue, "Array.prototype", "Array.prototype.map"},
+	{[]any{"Array", "prototype"}, "pop", builtinValue, "Array.prototype", "Array.prototype.pop"},
+	{[]any{"Array", "prototype"}, "push", builtinValue, "Array.prototype", "Array.prototype.push"},
+	{[]any{"Array", "prototype"}, "reduce", builtinValue, "Array.prototype", "Array.prototype.reduce"},
+	{[]any{"Array", "prototype"}, "reduceRight", builtinValue, "Array.prototype", "Array.prototype.reduceRight"},
+	{[]any{"Array", "prototype"}, "reverse", builtinValue, "Array.prototype", "Array.prototype.reverse"},
+	{[]any{"Array", "prototype"}, "shift", builtinValue, "Array.prototype", "Array.prototype.shift"},
+	{[]any{"Array", "prototype"}, "slice", builtinValue, "Array.prototype", "Array.prototype.slice"},
+	{[]any{"Array", "prototype"}, "some", builtinValue, "Array.prototype", "Array.prototype.some"},
+	{[]any{"Array", "prototype"}, "sort", builtinValue, "Array.prototype", "Array.prototype.sort"},
+	{[]any{"Array", "prototype"}, "splice", builtinValue, "Array.prototype", "Array.prototype.splice"},
+	{[]any{"Array", "prototype"}, "toLocaleString", builtinValue, "Array.prototype", "Array.prototype.toLocaleString"},
+	{[]any{"Array", "prototype"}, "toReversed", builtinValue, "Array.prototype", "Array.prototype.toReversed"},
+	{[]any{"Array", "prototype"}, "toSorted", builtinValue, "Array.prototype", "Array.prototype.toSorted"},
+	{[]any{"Array", "prototype"}, "toSpliced", builtinValue, "Array.prototype", "Array.prototype.toSpliced"},
+	{[]any{"Array", "prototype"}, "toString", builtinValue, "Array.prototype", "Array.prototype.toString"},
+	{[]any{"Array", "prototype"}, "unshift", builtinValue, "Array.prototype", "Array.prototype.unshift"},
+	{[]any{"Array", "prototype"}, "values", builtinValue, "Array.prototype", "Array.prototype.values"},
+	{[]any{"Array", "prototype"}, "with", builtinValue, "Array.prototype", "Array.prototype.with"},
+	{[]any{"Array", "prototype"}, goja.SymIterator, builtinValue, "Array.prototype", "Array.prototype[Symbol.iterator]"},
+	{[]any{"Boolean", "prototype"}, "toString", builtinValue, "Boolean.prototype", "Boolean.prototype.toString"},
+	{[]any{"Boolean", "prototype"}, "valueOf", builtinValue, "Boolean.prototype", "Boolean.prototype.valueOf"},
+	{[]any{"Date", "prototype"}, "toJSON", builtinValue, "Date.prototype", "Date.prototype.toJSON"},
+	{[]any{"Date", "prototype"}, goja.SymToPrimitive, builtinValue, "Date.prototype", "Date.prototype[Symbol.toPrimitive]"},
+	{[]any{"Error"}, "isError", builtinValue, "Error", "Error.isError"},
+	{[]any{"Error", "prototype"}, "toString", builtinValue, "Error.prototype", "Error.prototype.toString"},
+	{[]any{"Function", "prototype"}, "apply", builtinValue, "Function.prototype", "Function.prototype.apply"},
+	{[]any{"Function", "prototype"}, "bind", builtinValue, "Function.prototype", "Function.prototype.bind"},
+	{[]any{"Function", "prototype"}, "call", builtinValue, "Function.prototype", "Function.prototype.call"},
+	{[]any{"Function", "prototype"}, "toString", builtinValue, "Function.prototype", "Function.prototype.toString"},
+	{[]any{"Function", "prototype"}, goja.SymHasInstance, builtinValue, "Function.prototype", "Function.prototype[Symbol.hasInstance]"},
+	{[]any{"JSON"}, "isRawJSON", builtinValue, "JSON", "JSON.isRawJSON"},
+	{[]any{"JSON"}, "parse", builtinValue, "JSON", "JSON.parse"},
+	{[]any{"JSON"}, "rawJSON", builtinValue, "JSON", "JSON.rawJSON"},
+	{[]any{"JSON"}, "stringify", builtinValue, "JSON", "JSON.stringify"},
+	{[]any{"Map", "prototype"}, "clear", builtinValue, "Map.prototype", "Map.prototype.clear"},
+	{[]any{"Map", "prototype"}, "delete", builtinValue, "Map.prototype", "Map.prototype.delete"},
+	{[]any{"Map", "prototype"}, "entries", builtinValue, "Map.prototype", "Map.prototype.entries"},
+	{[]any{"Map", "prototype"}, "forEach", builtinValue, "Map.prototype", "Map.prototype.forEach"},
+	{[]any{"Map", "prototype"}, "get", builtinValue, "Map.prototype", "Map.prototype.get"},
+	{[]any{"Map", "prototype"}, "has", builtinValue, "Map.prototype", "Map.prototype.has"},
+	{[]any{"Map", "prototype"}, "keys", builtinValue, "Map.prototype", "Map.prototype.keys"},
+	{[]any{"Map", "prototype"}, "set", builtinValue, "Map.prototype", "Map.prototype.set"},
+	{[]any{"Map", "prototype"}, "values", builtinValue, "Map.prototype", "Map.prototype.values"},
+	{[]any{"Map", "prototype"}, goja.SymIterator, builtinValue, "Map.prototype", "Map.prototype[Symbol.iterator]"},
+	{[]any{"Number"}, "isFinite", builtinValue, "Number", "Number.isFinite"},
+	{[]any{"Number"}, "isInteger", builtinValue, "Number", "Number.isInteger"},
+	{[]any{"Number"}, "isNaN", builtinValue, "Number", "Number.isNaN"},
+	{[]any{"Number"}, "isSafeInteger", builtinValue, "Number", "Number.isSafeInteger"},
+	{[]any{"Number"}, "parseFloat", builtinValue, "Number", "Number.parseFloat"},
+	{[]any{"Number"}, "parseInt", builtinValue, "Number", "Number.parseInt"},
+	{[]any{"Number", "prototype"}, "toExponential", builtinValue, "Number.prototype", "Number.prototype.toExponential"},
+	{[]any{"Number", "prototype"}, "toFixed", builtinValue, "Number.prototype", "Number.prototype.toFixed"},
+	{[]any{"Number", "prototype"}, "toLocaleString", builtinValue, "Number.prototype", "Number.prototype.toLocaleString"},
+	{[]any{"Number", "prototype"}, "toPrecision", builtinValue, "Number.prototype", "Number.prototype.toPrecision"},
+	{[]any{"Number", "prototype"}, "toString", builtinValue, "Number.prototype", "Number.prototype.toString"},
+	{[]any{"Number", "prototype"}, "valueOf", builtinValue, "Number.prototype", "Number.prototype.valueOf"},
+	{[]any{"Object"}, "assign", builtinValue, "Object", "Object.assign"},
+	{[]any{"Object"}, "create", builtinValue, "Object", "Object.create"},
+	{[]any{"Object"}, "defineProperties", builtinValue, "Object", "Object.defineProperties"},
+	{[]any{"Object"}, "defineProperty", builtinValue, "Object", "Object.defineProperty"},
+	{[]any{"Object"}, "entries", builtinValue, "Object", "Object.entries"},
+	{[]any{"Object"}, "freeze", builtinValue, "Object", "Object.freeze"},
+	{[]any{"Object"}, "fromEntries", builtinValue, "Object", "Object.fromEntries"},
+	{[]any{"Object"}, "getOwnPropertyDescriptor", builtinValue, "Object", "Object.getOwnPropertyDescriptor"},
+	{[]any{"Object"}, "getOwnPropertyDescriptors", builtinValue, "Object", "Object.getOwnPropertyDescriptors"},
+	{[]any{"Object"}, "getOwnPropertyNames", builtinValue, "Object", "Object.getOwnPropertyNames"},
+	{[]any{"Object"}, "getOwnPropertySymbols", builtinValue, "Object", "Object.getOwnPropertySymbols"},
+	{[]any{"Object"}, "getPrototypeOf", builtinValue, "Object", "Object.getPrototypeOf"},
+	{[]any{"Object"}, "hasOwn", builtinValue, "Object", "Object.hasOwn"},
+	{[]any{"Object"}, "is", builtinValue, "Object", "Object.is"},
+	{[]any{"Object"}, "isExtensible", builtinValue, "Object", "Object.isExtensible"},
+	{[]any{"Object"}, "isFrozen", builtinValue, "Object", "Object.isFrozen"},
+	{[]any{"Object"}, "isSealed", builtinValue, "Object", "Object.isSealed"},
+	{[]any{"Object"}, "keys", builtinValue, "Object", "Object.keys"},
+	{[]any{"Object"}, "preventExtensions", builtinValue, "Object", "Object.preventExtensions"},
+	{[]any{"Object", "prototype"}, "hasOwnProperty", builtinValue, "Object.prototype", "Object.prototype.hasOwnProperty"},
+	{[]any{"Object", "prototype"}, "isPrototypeOf", builtinValue, "Object.prototype", "Object.prototype.isPrototypeOf"},
+	{[]any{"Object", "prototype"}, "propertyIsEnumerable", builtinValue, "Object.prototype", "Object.prototype.propertyIsEnumerable"},
+	{[]any{"Object", "prototype"}, "toLocaleString", builtinValue, "Object.prototype", "Object.prototype.toLocaleString"},
+	{[]any{"Object", "prototype"}, "toString", builtinValue, "Object.prototype", "Object.prototype.toString"},
+	{[]any{"Object", "prototype"}, "valueOf", builtinValue, "Object.prototype", "Object.prototype.valueOf"},
+	{[]any{"Object"}, "seal", builtinValue, "Object", "Object.seal"},
+	{[]any{"Object"}, "setPrototypeOf", builtinValue, "Object", "Object.setPrototypeOf"},
+	{[]any{"Object"}, "values", builtinValue, "Object", "Object.values"},
+	{[]any{"Promise"}, "all", builtinValue, "Promise", "Promise.all"},
+	{[]any{"Promise"}, "allSettled", builtinValue, "Promise", "Promise.allSettled"},
+	{[]any{"Promise"}, "any", builtinValue, "Promise", "Promise.any"},
+	{[]any{"Promise", "prototype"}, "catch", builtinValue, "Promise.prototype", "Promise.prototype.catch"},
+	{[]any{"Promise", "prototype"}, "finally", builtinValue, "Promise.prototype", "Promise.prototype.finally"},
+	{[]any{"Promise", "prototype"}, "then", builtinValue, "Promise.prototype", "Promise.prototype.then"},
+	{[]any{"Promise"}, "race", builtinValue, "Promise", "Promise.race"},
+	{[]any{"Promise"}, "reject", builtinValue, "Promise", "Promise.reject"},
+	{[]any{"Promise"}, "resolve", builtinValue, "Promise", "Promise.resolve"},
+	{[]any{"Reflect"}, "apply", builtinValue, "Reflect", "Reflect.apply"},
+	{[]any{"Reflect"}, "construct", builtinValue, "Reflect", "Reflect.construct"},
+	{[]any{"Reflect"}, "defineProperty", builtinValue, "Reflect", "Reflect.defineProperty"},
+	{[]any{"Reflect"}, "deleteProperty", builtinValue, "Reflect", "Reflect.deleteProperty"},
+	{[]any{"Reflect"}, "get", builtinValue, "Reflect", "Reflect.get"},
+	{[]any{"Reflect"}, "getOwnPropertyDescriptor", builtinValue, "Reflect", "Reflect.getOwnPropertyDescriptor"},
+	{[]any{"Reflect"}, "getPrototypeOf", builtinValue, "Reflect", "Reflect.getPrototypeOf"},
+	{[]any{"Reflect"}, "has", builtinValue, "Reflect", "Reflect.has"},
+	{[]any{"Reflect"}, "isExtensible", builtinValue, "Reflect", "Reflect.isExtensible"},
+	{[]any{"Reflect"}, "ownKeys", builtinValue, "Reflect", "Reflect.ownKeys"},
+	{[]any{"Reflect"}, "preventExtensions", builtinValue, "Reflect", "Reflect.preventExtensions"},
+	{[]any{"Reflect"}, "set", builtinValue, "Reflect", "Reflect.set"},
+	{[]any{"Reflect"}, "setPrototypeOf", builtinValue, "Reflect", "Reflect.setPrototypeOf"},
+	{[]any{"RegExp", "prototype"}, "compile", builtinValue, "RegExp.prototype", "RegExp.prototype.compile"},
+	{[]any{"RegExp", "prototype"}, "exec", builtinValue, "RegExp.prototype", "RegExp.prototype.exec"},
+	{[]any{"RegExp", "prototype"}, "test", builtinValue, "RegExp.prototype", "RegExp.prototype.test"},
+	{[]any{"RegExp", "prototype"}, "toString", builtinValue, "RegExp.prototype", "RegExp.prototype.toString"},
+	{[]any{"RegExp", "prototype"}, goja.SymMatchAll, builtinValue, "RegExp.prototype", "RegExp.prototype[Symbol.matchAll]"},
+	{[]any{"RegExp", "prototype"}, goja.SymMatch, builtinValue, "RegExp.prototype", "RegExp.prototype[Symbol.match]"},
+	{[]any{"RegExp", "prototype"}, goja.SymReplace, builtinValue, "RegExp.prototype", "RegExp.prototype[Symbol.replace]"},
+	{[]any{"RegExp", "prototype"}, goja.SymSearch, builtinValue, "RegExp.prototype", "RegExp.prototype[Symbol.search]"},
+	{[]any{"RegExp", "prototype"}, goja.SymSplit, builtinValue, "RegExp.prototype", "RegExp.prototype[Symbol.split]"},
+	{[]any{"Set", "prototype"}, "add", builtinValue, "Set.prototype", "Set.prototype.add"},
+	{[]any{"Set", "prototype"}, "clear", builtinValue, "Set.prototype", "Set.prototype.clear"},
+	{[]any{"Set", "prototype"}, "delete", builtinValue, "Set.prototype", "Set.prototype.delete"},
+	{[]any{"Set", "prototype"}, "difference", builtinValue, "Set.prototype", "Set.prototype.difference"},
+	{[]any{"Set", "prototype"}, "entries", builtinValue, "Set.prototype", "Set.prototype.entries"},
+	{[]any{"Set", "prototype"}, "forEach", builtinValue, "Set.prototype", "Set.prototype.forEach"},
+	{[]any{"Set", "prototype"}, "has", builtinValue, "Set.prototype", "Set.prototype.has"},
+	{[]any{"Set", "prototype"}, "intersection", builtinValue, "Set.prototype", "Set.prototype.intersection"},
+	{[]any{"Set", "prototype"}, "isDisjointFrom", builtinValue, "Set.prototype", "Set.prototype.isDisjointFrom"},
+	{[]any{"Set", "prototype"}, "isSubsetOf", builtinValue, "Set.prototype", "Set.prototype.isSubsetOf"},
+	{[]any{"Set", "prototype"}, "isSupersetOf", builtinValue, "Set.prototype", "Set.prototype.isSupersetOf"},
+	{[]any{"Set", "prototype"}, "keys", builtinValue, "Set.prototype", "Set.prototype.keys"},
+	{[]any{"Set", "prototype"}, "symmetricDifference", builtinValue, "Set.prototype", "Set.prototype.symmetricDifference"},
+	{[]any{"Set", "prototype"}, "union", builtinValue, "Set.prototype", "Set.prototype.union"},
+	{[]any{"Set", "prototype"}, "values", builtinValue, "Set.prototype", "Set.prototype.values"},
+	{[]any{"Set", "prototype"}, goja.SymIterator, builtinValue, "Set.prototype", "Set.prototype[Symbol.iterator]"},
+	{[]any{"String"}, "fromCharCode", builtinValue, "String", "String.fromCharCode"},
+	{[]any{"String"}, "fromCodePoint", builtinValue, "String", "String.fromCodePoint"},
+	{[]any{"String", "prototype"}, "at", builtinValue, "String.prototype", "String.prototype.at"},
+	{[]any{"String", "prototype"}, "charAt", builtinValue, "String.prototype", "String.prototype.charAt"},
+	{[]any{"String", "prototype"}, "charCodeAt", builtinValue, "String.prototype", "String.prototype.charCodeAt"},
+	{[]any{"String", "prototype"}, "codePointAt", builtinValue, "String.prototype", "String.prototype.codePointAt"},
+	{[]any{"String", "prototype"}, "concat", builtinValue, "String.prototype", "String.prototype.concat"},
+	{[]any{"String", "prototype"}, "endsWith", builtinValue, "String.prototype", "String.prototype.endsWith"},
+	{[]any{"String", "prototype"}, "includes", builtinValue, "String.prototype", "String.prototype.includes"},
+	{[]any{"String", "prototype"}, "indexOf", builtinValue, "String.prototype", "String.prototype.indexOf"},
+	{[]any{"String", "prototype"}, "lastIndexOf", builtinValue, "String.prototype", "String.prototype.lastIndexOf"},
+	{[]any{"String", "prototype"}, "localeCompare", builtinValue, "String.prototype", "String.prototype.localeCompare"},
+	{[]any{"String", "prototype"}, "match", builtinValue, "String.prototype", "String.prototype.match"},
+	{[]any{"String", "prototype"}, "matchAll", builtinValue, "String.prototype", "String.prototype.matchAll"},
+	{[]any{"String", "prototype"}, "normalize", builtinValue, "String.prototype", "String.prototype.normalize"},
+	{[]any{"String", "prototype"}, "padEnd", builtinValue, "String.prototype", "String.prototype.padEnd"},
+	{[]any{"String", "prototype"}, "padStart", builtinValue, "String.prototype", "String.prototype.padStart"},
+	{[]any{"String", "prototype"}, "repeat", builtinValue, "String.prototype", "String.prototype.repeat"},
+	{[]any{"String", "prototype"}, "replace", builtinValue, "String.prototype", "String.prototype.replace"},
+	{[]any{"String", "prototype"}, "replaceAll", builtinValue, "String.prototype", "String.prototype.replaceAll"},
+	{[]any{"String", "prototype"}, "search", builtinValue, "String.prototype", "String.prototype.search"},
+	{[]any{"String", "prototype"}, "slice", builtinValue, "String.prototype", "String.prototype.slice"},
+	{[]any{"String", "prototype"}, "split", builtinValue, "String.prototype", "String.prototype.split"},
+	{[]any{"String", "prototype"}, "startsWith", builtinValue, "String.prototype", "String.prototype.startsWith"},
+	{[]any{"String", "prototype"}, "substr", builtinValue, "String.prototype", "String.prototype.substr"},
+	{[]any{"String", "prototype"}, "substring", builtinValue, "String.prototype", "String.prototype.substring"},
+	{[]any{"String", "prototype"}, "toLocaleLowerCase", builtinValue, "String.prototype", "String.prototype.toLocaleLowerCase"},
+	{[]any{"String", "prototype"}, "toLocaleUpperCase", builtinValue, "String.prototype", "String.prototype.toLocaleUpperCase"},
+	{[]any{"String", "prototype"}, "toLowerCase", builtinValue, "String.prototype", "String.prototype.toLowerCase"},
+	{[]any{"String", "prototype"}, "toString", builtinValue, "String.prototype", "String.prototype.toString"},
+	{[]any{"String", "prototype"}, "toUpperCase", builtinValue, "String.prototype", "String.prototype.toUpperCase"},
+	{[]any{"String", "prototype"}, "trim", builtinValue, "String.prototype", "String.prototype.trim"},
+	{[]any{"String", "prototype"}, "trimEnd", builtinValue, "String.prototype", "String.prototype.trimEnd"},
+	{[]any{"String", "prototype"}, "trimLeft", builtinValue, "String.prototype", "String.prototype.trimLeft"},
+	{[]any{"String", "prototype"}, "trimRight", builtinValue, "String.prototype", "String.prototype.trimRight"},
+	{[]any{"String", "prototype"}, "trimStart", builtinValue, "String.prototype", "String.prototype.trimStart"},
+	{[]any{"String", "prototype"}, "valueOf", builtinValue, "String.prototype", "String.prototype.valueOf"},
+	{[]any{"String", "prototype"}, goja.SymIterator, builtinValue, "String.prototype", "String.prototype[Symbol.iterator]"},
+	{[]any{"String"}, "raw", builtinValue, "String", "String.raw"},
+	{[]any{"Symbol"}, "for", builtinValue, "Symbol", "Symbol.for"},
+	{[]any{"Symbol"}, "keyFor", builtinValue, "Symbol", "Symbol.keyFor"},
+	{[]any{"Symbol", "prototype"}, "toString", builtinValue, "Symbol.prototype", "Symbol.prototype.toString"},
+	{[]any{"Symbol", "prototype"}, "valueOf", builtinValue, "Symbol.prototype", "Symbol.prototype.valueOf"},
+	{[]any{"Symbol", "prototype"}, goja.SymToPrimitive, builtinValue, "Symbol.prototype", "Symbol.prototype[Symbol.toPrimitive]"},
+	{[]any{"WeakMap", "prototype"}, "delete", builtinValue, "WeakMap.prototype", "WeakMap.prototype.delete"},
+	{[]any{"WeakMap", "prototype"}, "get", builtinValue, "WeakMap.prototype", "WeakMap.prototype.get"},
+	{[]any{"WeakMap", "prototype"}, "has", builtinValue, "WeakMap.prototype", "WeakMap.prototype.has"},
+	{[]any{"WeakMap", "prototype"}, "set", builtinValue, "WeakMap.prototype", "WeakMap.prototype.set"},
+	{[]any{"WeakSet", "prototype"}, "add", builtinValue, "WeakSet.prototype", "WeakSet.prototype.add"},
+	{[]any{"WeakSet", "prototype"}, "delete", builtinValue, "WeakSet.prototype", "WeakSet.prototype.delete"},
+	{[]any{"WeakSet", "prototype"}, "has", builtinValue, "WeakSet.prototype", "WeakSet.prototype.has"},
+	{[]any{}, "decodeURI", builtinValue, "", "decodeURI"},
+	{[]any{}, "decodeURIComponent", builtinValue, "", "decodeURIComponent"},
+	{[]any{}, "encodeURI", builtinValue, "", "encodeURI"},
+	{[]any{}, "encodeURIComponent", builtinValue, "", "encodeURIComponent"},
+	{[]any{}, "escape", builtinValue, "", "escape"},
+	{[]any{"Array"}, goja.SymSpecies, builtinGetter, "Array", "get Array[Symbol.species]"},
+	{[]any{"Function", "prototype"}, "arguments", builtinGetter, "Function.prototype", "get Function.prototype.arguments"},
+	{[]any{"Function", "prototype"}, "caller", builtinGetter, "Function.prototype", "get Function.prototype.caller"},
+	{[]any{"Map", "prototype"}, "size", builtinGetter, "Map.prototype", "get Map.prototype.size"},
+	{[]any{"Map"}, goja.SymSpecies, builtinGetter, "Map", "get Map[Symbol.species]"},
+	{[]any{"Object", "prototype"}, "__proto__", builtinGetter, "Object.prototype", "get Object.prototype.__proto__"},
+	{[]any{"Promise"}, goja.SymSpecies, builtinGetter, "Promise", "get Promise[Symbol.species]"},
+	{[]any{"RegExp", "prototype"}, "dotAll", builtinGetter, "RegExp.prototype", "get RegExp.prototype.dotAll"},
+	{[]any{"RegExp", "prototype"}, "flags", builtinGetter, "RegExp.prototype", "get RegExp.prototype.flags"},
+	{[]any{"RegExp", "prototype"}, "global", builtinGetter, "RegExp.prototype", "get RegExp.prototype.global"},
+	{[]any{"RegExp", "prototype"}, "ignoreCase", builtinGetter, "RegExp.prototype", "get RegExp.prototype.ignoreCase"},
+	{[]any{"RegExp", "prototype"}, "multiline", builtinGetter, "RegExp.prototype", "get RegExp.prototype.multiline"},
+	{[]any{"RegExp", "prototype"}, "source", builtinGetter, "RegExp.prototype", "get RegExp.prototype.source"},
+	{[]any{"RegExp", "prototype"}, "sticky", builtinGetter, "RegExp.prototype", "get RegExp.prototype.sticky"},
+	{[]any{"RegExp", "prototype"}, "unicode", builtinGetter, "RegExp.prototype", "get RegExp.prototype.unicode"},
+	{[]any{"RegExp"}, goja.SymSpecies, builtinGetter, "RegExp", "get RegExp[Symbol.species]"},
+	{[]any{"Set", "prototype"}, "size", builtinGetter, "Set.prototype", "get Set.prototype.size"},
+	{[]any{"Set"}, goja.SymSpecies, builtinGetter, "Set", "get Set[Symbol.species]"},
+	{[]any{"Symbol", "prototype"}, "description", builtinGetter, "Symbol.prototype", "get Symbol.prototype.description"},
+	{[]any{}, "isFinite", builtinValue, "", "isFinite"},
+	{[]any{}, "isNaN", builtinValue, "", "isNaN"},
+	{[]any{}, "parseFloat", builtinValue, "", "parseFloat"},
+	{[]any{}, "parseInt", builtinValue, "", "parseInt"},
+	{[]any{"Function", "prototype"}, "arguments", builtinSetter, "Function.prototype", "set Function.prototype.arguments"},
+	{[]any{"Function", "prototype"}, "caller", builtinSetter, "Function.prototype", "set Function.prototype.caller"},
+	{[]any{"Object", "prototype"}, "__proto__", builtinSetter, "Object.prototype", "set Object.prototype.__proto__"},
+	{[]any{}, "unescape", builtinValue, "", "unescape"},
 }
 
 // keptGlobals are the globals of a fresh goja runtime, in its order, minus

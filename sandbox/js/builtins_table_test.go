@@ -133,7 +133,8 @@ func walkRuntime() ([]builtinEntry, []globalProp) {
 					continue
 				}
 				if _, isFunc := goja.AssertFunction(f); isFunc && wrappable(f) && unwrappedWhy(refName(builtinKind(kind), path)) == "" {
-					entries = append(entries, builtinEntry{owner: it.path, key: k, kind: builtinKind(kind)})
+					entries = append(entries, builtinEntry{owner: it.path, key: k, kind: builtinKind(kind),
+						ownerPath: refName(builtinValue, it.path), path: refName(builtinKind(kind), path)})
 				}
 				if kind == 0 {
 					queue = append(queue, item{f, path})
@@ -141,7 +142,7 @@ func walkRuntime() ([]builtinEntry, []globalProp) {
 			}
 		}
 	}
-	sort.Slice(entries, func(i, j int) bool { return entryPath(entries[i]) < entryPath(entries[j]) })
+	sort.Slice(entries, func(i, j int) bool { return entries[i].path < entries[j].path })
 	return entries, globals
 }
 
@@ -160,7 +161,30 @@ func wrappable(f *goja.Object) bool {
 	return len(f.Symbols()) == 0
 }
 
-func entryPath(e builtinEntry) string { return refName(e.kind, append(slices.Clip(e.owner), e.key)) }
+// refName is the path of a builtin as people write it.
+func refName(kind builtinKind, path []any) string {
+	var b strings.Builder
+	switch kind {
+	case builtinGetter:
+		b.WriteString("get ")
+	case builtinSetter:
+		b.WriteString("set ")
+	}
+	for i, k := range path {
+		switch k := k.(type) {
+		case string:
+			if i > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(k)
+		case *goja.Symbol:
+			fmt.Fprintf(&b, "[%s]", k.String())
+		}
+	}
+	return b.String()
+}
+
+var kindNames = [...]string{builtinValue: "builtinValue", builtinGetter: "builtinGetter", builtinSetter: "builtinSetter"}
 
 // tableDiff is what differs between two tables, as lines a reader can
 // follow (-want +got), or "".
@@ -177,7 +201,7 @@ func tableDiff(wantEntries, gotEntries []builtinEntry, wantGlobals, gotGlobals [
 					parts[i] = strconv.Quote(k.(string))
 				}
 			}
-			out = append(out, fmt.Sprintf("%s %v", entryPath(e), parts))
+			out = append(out, fmt.Sprintf("%s %v %s %q", e.path, parts, kindNames[e.kind], e.ownerPath))
 		}
 		return out
 	}
@@ -220,8 +244,7 @@ var builtinTable = []builtinEntry{
 		if err != nil {
 			return nil, err
 		}
-		kind := [...]string{builtinValue: "builtinValue", builtinGetter: "builtinGetter", builtinSetter: "builtinSetter"}[e.kind]
-		fmt.Fprintf(&b, "\t{[]any{%s}, %s, %s}, // %s\n", strings.Join(owner, ", "), k, kind, entryPath(e))
+		fmt.Fprintf(&b, "\t{[]any{%s}, %s, %s, %q, %q},\n", strings.Join(owner, ", "), k, kindNames[e.kind], e.ownerPath, e.path)
 	}
 	b.WriteString(`}
 
@@ -239,7 +262,10 @@ var keptGlobals = []globalProp{
 // TestBuiltinTable walks a fresh runtime, as the sandbox once did in every
 // process, and fails when builtins_table.go says otherwise: after a goja
 // upgrade, or a change to the unwrapped list or removedGlobals. With
-// -update (go generate ./sandbox/js) it rewrites the file.
+// -update (go generate ./sandbox/js) it rewrites the file. (After a change
+// to builtinEntry the old file does not compile: replace it with
+// "package js; var builtinTable []builtinEntry; var keptGlobals []globalProp"
+// first.)
 func TestBuiltinTable(t *testing.T) {
 	entries, globals := walkRuntime()
 	if *update {
@@ -264,11 +290,18 @@ func TestBuiltinTable(t *testing.T) {
 	}
 }
 
+// replace is a copy of entries with entries[at] changed by change.
+func replace(entries []builtinEntry, at int, change func(*builtinEntry)) []builtinEntry {
+	out := slices.Clone(entries)
+	change(&out[at])
+	return out
+}
+
 // tableDiff reports a builtin or global the table lacks, one too many, and
 // one under another key or kind.
 func TestBuiltinTableDiffReportsDrift(t *testing.T) {
 	entries, globals := walkRuntime()
-	at := slices.IndexFunc(entries, func(e builtinEntry) bool { return entryPath(e) == "String.prototype.repeat" })
+	at := slices.IndexFunc(entries, func(e builtinEntry) bool { return e.path == "String.prototype.repeat" })
 	if at < 0 {
 		t.Fatal("the walk did not find String.prototype.repeat")
 	}
@@ -278,9 +311,10 @@ func TestBuiltinTableDiffReportsDrift(t *testing.T) {
 		want    string
 	}{
 		"builtin missing":  {slices.Delete(slices.Clone(entries), at, at+1), globals, "String.prototype.repeat"},
-		"builtin extra":    {append(slices.Clone(entries), builtinEntry{owner: []any{"String"}, key: "repeat"}), globals, "String.repeat"},
-		"getter as value":  {slices.Replace(slices.Clone(entries), at, at+1, builtinEntry{entries[at].owner, entries[at].key, builtinGetter}), globals, `"get ",`},
-		"other symbol key": {slices.Replace(slices.Clone(entries), at, at+1, builtinEntry{entries[at].owner, goja.SymSplit, builtinValue}), globals, "goja.SymSplit"},
+		"builtin extra":    {append(slices.Clone(entries), builtinEntry{[]any{"String"}, "repeat", builtinValue, "String", "String.repeat"}), globals, "String.repeat"},
+		"getter as value":  {replace(entries, at, func(e *builtinEntry) { e.kind = builtinGetter }), globals, `"Getter",`},
+		"other symbol key": {replace(entries, at, func(e *builtinEntry) { e.key = goja.SymSplit }), globals, "goja.SymSplit"},
+		"other owner path": {replace(entries, at, func(e *builtinEntry) { e.ownerPath = "String" }), globals, `String.prototype.repeat`},
 		"global missing":   {entries, globals[1:], globals[0].name},
 		"global attribute": {entries, append([]globalProp{{globals[0].name, !globals[0].writable, globals[0].enumerable, globals[0].configurable}}, globals[1:]...), globals[0].name},
 	} {
