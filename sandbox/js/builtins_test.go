@@ -263,3 +263,37 @@ func TestHostileIteratorNextsWrapped(t *testing.T) {
 		})
 	}
 }
+
+// A builtin that loops over a callback (map, sort, forEach, then...) calls
+// it natively: when the callback is a builtin goja runs as it is (Math, the
+// constructors, parseFloat), no JavaScript and no wrapper runs between the
+// calls, and a run ended by its timeout went on for minutes. Each case takes
+// over ten seconds without guardCallback (a call ≈ 3–60 ms: a string of a
+// million digits); with it the run stops at the next call.
+func TestHostileNativeCallbackLoops(t *testing.T) {
+	const big = `const s = "1".repeat(1e6);`
+	for name, code := range map[string]string{
+		"map parseFloat":   big + `return Array(300).fill(s).map(parseFloat).length`,
+		"sort Math.max":    big + `return Array(300).fill(s).sort(Math.max).length`,
+		"Array.from":       big + `return Array.from(Array(300).fill(s), parseFloat).length`,
+		"Map forEach":      big + `new Map(Array.from({length: 300}, (_, i) => [i, s])).forEach(parseFloat); return 1`,
+		"then jobs":        big + `return (await Promise.all(Array.from({length: 300}, () => Promise.resolve(s).then(parseFloat)))).length`,
+		"some isNaN":       big + `return Array(4000).fill(s).some(isNaN)`,
+		"filter Number":    big + `return Array(4000).fill(s).filter(Number).length`,
+		"catch parseFloat": big + `return (await Promise.all(Array.from({length: 300}, () => Promise.reject(s).catch(parseFloat)))).length`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			start := time.Now()
+			res, _ := runCode(t, code, Options{Limits: Limits{Timeout: 300 * time.Millisecond}})
+			if res.Err == nil || res.Err.Code != CodeTimeout {
+				t.Fatalf("err = %v (value %.80s), want %s", res.Err, res.Value, CodeTimeout)
+			}
+			for Abandoned() != 0 && time.Since(start) < 5*time.Second {
+				time.Sleep(10 * time.Millisecond)
+			}
+			if n := Abandoned(); n != 0 {
+				t.Errorf("Abandoned() = %d %v after the run's timeout: the builtin's loop went on", n, time.Since(start).Round(time.Millisecond))
+			}
+		})
+	}
+}

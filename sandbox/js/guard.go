@@ -122,6 +122,13 @@ var builtinGuards = func() map[string]argGuard {
 	}
 	m["Array.prototype.sort"] = guardSort
 	m["Array.prototype.toSorted"] = guardSort
+	for path, indexes := range callbackArgs {
+		if g, ok := m[path]; ok {
+			m[path] = both(g, guardCallback(indexes))
+		} else {
+			m[path] = guardCallback(indexes)
+		}
+	}
 	m["String.prototype.repeat"] = both(guardThisString, guardRepeat)
 	m["String.prototype.padStart"] = both(guardThisString, guardPad)
 	m["String.prototype.padEnd"] = both(guardThisString, guardPad)
@@ -315,6 +322,60 @@ func fillStoppable(r *runner, c goja.FunctionCall) goja.Value {
 	return o
 }
 
+// callbackArgs are the builtins that call a function they are given in a
+// loop of their own, by path, with the index of that argument. goja's loop
+// calls it natively: when the callback is a builtin goja runs as it is (Math,
+// the constructors, parseFloat ...), no JavaScript runs between the calls,
+// so neither the interrupt nor a wrapper's check sees that the run was
+// ended, and a loop over a large array calling a builtin that is slow on
+// each element ([...].map(parseFloat) over 4 Mi-digit strings: 245 ms a
+// call) went on for hours after its timeout. guardCallback hands the
+// builtin a function that checks first.
+var callbackArgs = map[string][]int{
+	"Array.prototype.every": {0}, "Array.prototype.some": {0}, "Array.prototype.forEach": {0}, "Array.prototype.map": {0},
+	"Array.prototype.filter": {0}, "Array.prototype.reduce": {0}, "Array.prototype.reduceRight": {0},
+	"Array.prototype.find": {0}, "Array.prototype.findIndex": {0}, "Array.prototype.findLast": {0},
+	"Array.prototype.findLastIndex": {0}, "Array.prototype.flatMap": {0}, "Array.prototype.sort": {0},
+	"Array.prototype.toSorted": {0}, "Array.from": {1},
+	"String.prototype.replace": {1}, "String.prototype.replaceAll": {1}, "RegExp.prototype[Symbol.replace]": {1},
+	"JSON.parse": {1}, "Map.prototype.forEach": {0}, "Set.prototype.forEach": {0},
+	"Promise.prototype.then": {0, 1}, "Promise.prototype.catch": {0}, "Promise.prototype.finally": {0},
+}
+
+// guardCallback replaces the arguments at the indexes that are functions
+// by ones that end the call when the run was ended and otherwise call them
+// with the same this and arguments (see callbackArgs).
+func guardCallback(indexes []int) argGuard {
+	return func(r *runner, c goja.FunctionCall) goja.FunctionCall {
+		copied := false
+		for _, i := range indexes {
+			if i >= len(c.Arguments) {
+				break
+			}
+			f, ok := goja.AssertFunction(c.Arguments[i])
+			if !ok {
+				continue
+			}
+			if !copied {
+				c.Arguments = append([]goja.Value(nil), c.Arguments...)
+				copied = true
+			}
+			c.Arguments[i] = r.stoppable(f)
+		}
+		return c
+	}
+}
+
+// stoppable is f behind a check that the run was not ended.
+func (r *runner) stoppable(f goja.Callable) goja.Value {
+	return r.vm.ToValue(func(c goja.FunctionCall) goja.Value {
+		if err := r.killErr.Load(); err != nil {
+			panic(r.vm.NewGoError(err)) // the interrupt is pending too: uncatchable
+		}
+		return call(f, c)
+	})
+}
+
 // sortNatively is the largest array sorted by goja's own comparison; above
 // it, sort without a comparator gets compareStrings.
 const sortNatively = 10_000
@@ -325,7 +386,7 @@ const sortNatively = 10_000
 // on this machine with no way to stop it.
 func guardSort(r *runner, c goja.FunctionCall) goja.FunctionCall {
 	if !goja.IsUndefined(c.Argument(0)) {
-		return c // the script's comparator: JavaScript, or a wrapped builtin
+		return c // the script's comparator, made stoppable by guardCallback
 	}
 	if this, ok := c.This.(*goja.Object); !ok || toLength(this.Get("length")) <= sortNatively {
 		return c
