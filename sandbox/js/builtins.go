@@ -30,6 +30,9 @@ import (
 //     whose work is bounded by their inputs need no guard of their own: the
 //     result check stops a chain of them at the first step over the limit.
 //
+// The exceptions, builtins that need none of the three, are on unwrapped
+// (builtins_table_test.go) with the reason for each.
+//
 // Which builtins are wrapped is builtinTable, generated from a walk of a
 // fresh runtime (go generate; builtins_table_test.go) that leaves out
 // constructors and the reviewed unwrapped list. TestBuiltinTable fails when
