@@ -69,6 +69,9 @@ type builtinRef struct {
 	builtinEntry
 	spec   *wrapSpec
 	setter *wrapSpec // a getter's: the same property's setter, if it has one
+	// alone: a setter whose getter is left unwrapped (get
+	// Object.prototype.__proto__), wrapped by itself.
+	alone bool
 }
 
 // wrapSpec is what the wrapper of one builtin needs besides its run: made
@@ -116,10 +119,19 @@ func newWrapSpec(path string, key any, kind builtinKind) *wrapSpec {
 // hardened runtime that is not wrapped.
 var builtinRefs = sync.OnceValue(func() []builtinRef {
 	refs := make([]builtinRef, len(builtinTable))
+	getters := map[string]bool{}
+	for _, e := range builtinTable {
+		if e.kind == builtinGetter {
+			getters[e.path] = true
+		}
+	}
 	for i, e := range builtinTable {
 		refs[i] = builtinRef{builtinEntry: e, spec: newWrapSpec(e.path, e.key, e.kind)}
-		if e.kind == builtinGetter {
+		switch e.kind {
+		case builtinGetter:
 			refs[i].setter = newWrapSpec("set"+strings.TrimPrefix(e.path, "get"), e.key, builtinSetter)
+		case builtinSetter:
+			refs[i].alone = !getters["get"+strings.TrimPrefix(e.path, "set")]
 		}
 	}
 	return refs
@@ -155,8 +167,9 @@ func (r *runner) guardBuiltins() {
 			}
 			continue
 		}
-		// Accessors: both halves are redefined together, each wrapped.
-		if ref.kind == builtinSetter {
+		// Accessors: both halves are redefined together, each wrapped
+		// (but a getter left unwrapped, whose setter is wrapped alone).
+		if ref.kind == builtinSetter && !ref.alone {
 			continue // done with its getter
 		}
 		var kv goja.Value
@@ -172,10 +185,17 @@ func (r *runner) guardBuiltins() {
 		desc := d.(*goja.Object)
 		var get, set goja.Value = goja.Undefined(), goja.Undefined()
 		if f, ok := goja.AssertFunction(desc.Get("get")); ok {
-			get = r.wrapper(ref.spec, f)
+			get = desc.Get("get")
+			if !ref.alone {
+				get = r.wrapper(ref.spec, f)
+			}
 		}
 		if f, ok := goja.AssertFunction(desc.Get("set")); ok {
-			set = r.wrapper(ref.setter, f)
+			spec := ref.setter
+			if ref.alone {
+				spec = ref.spec
+			}
+			set = r.wrapper(spec, f)
 		}
 		enum := goja.FLAG_FALSE
 		if desc.Get("enumerable").ToBoolean() {

@@ -54,7 +54,6 @@ var builtinTable = []builtinEntry{
 	{[]any{"Function", "prototype"}, "bind", builtinValue, "Function.prototype", "Function.prototype.bind"},
 	{[]any{"Function", "prototype"}, "call", builtinValue, "Function.prototype", "Function.prototype.call"},
 	{[]any{"Function", "prototype"}, "toString", builtinValue, "Function.prototype", "Function.prototype.toString"},
-	{[]any{"Function", "prototype"}, goja.SymHasInstance, builtinValue, "Function.prototype", "Function.prototype[Symbol.hasInstance]"},
 	{[]any{"JSON"}, "isRawJSON", builtinValue, "JSON", "JSON.isRawJSON"},
 	{[]any{"JSON"}, "parse", builtinValue, "JSON", "JSON.parse"},
 	{[]any{"JSON"}, "rawJSON", builtinValue, "JSON", "JSON.rawJSON"},

@@ -55,6 +55,7 @@ var unwrapped = []struct{ prefix, why string }{
 	{"Date.prototype.valueOf", "the Date's own time value"},
 	{"Date.UTC", "numbers in, a number out"},
 	{"Date.now", "no input"},
+	{"Function.prototype[Symbol.hasInstance]", "cannot be replaced: non-writable and non-configurable, as the language has it (it was listed as wrapped while the define failed quietly; TestTableBuiltinsInstalledWrapped now checks what is installed). OrdinaryHasInstance: false for a non-callable this or a primitive argument, else one read of this.prototype and a walk up the argument's prototype chain, calling nothing else"},
 	{"Date.parse", "parses a string into a number; work linear in its length"},
 	// (a): never call anything a script can observe (no coercion, no
 	// getter, no error message that formats an object).
