@@ -356,3 +356,64 @@ func TestHostileNativeCallbackLoops(t *testing.T) {
 		})
 	}
 }
+
+// A builtin that sets properties in a loop of its own calls each setter
+// natively; a setter that is an unwrapped builtin (Math.max, parseFloat)
+// runs no JavaScript between the calls. Each case takes ten seconds or more
+// without guardDescriptor; with it the run stops at the next setter.
+func TestHostileNativeSetterLoops(t *testing.T) {
+	const setup = `const s = "1".repeat(1e6); const src = {}; for (let i = 0; i < 4000; i++) src["k" + i] = s;`
+	for name, code := range map[string]string{
+		"defineProperty":   setup + `const t = {}; for (const k in src) Object.defineProperty(t, k, {set: Math.max}); Object.assign(t, src); return 1`,
+		"Reflect":          setup + `const t = {}; for (const k in src) Reflect.defineProperty(t, k, {set: parseFloat}); Object.assign(t, src); return 1`,
+		"defineProperties": setup + `const d = {}; for (const k in src) d[k] = {set: Number}; const t = Object.defineProperties({}, d); Object.assign(t, src); return 1`,
+		"create":           setup + `const d = {}; for (const k in src) d[k] = {set: Math.min}; Object.assign(Object.create(null, d), src); return 1`,
+		"inherited field":  setup + `const t = {}; const get = Object.create({set: isNaN}); for (const k in src) Object.defineProperty(t, k, get); Object.assign(t, src); return 1`,
+		"array-like fill":  `const s = "1".repeat(1e6); const t = {length: 4000}; for (let i = 0; i < 4000; i++) Object.defineProperty(t, i, {set: Math.max}); Array.prototype.fill.call(t, s); return 1`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			start := time.Now()
+			res, _ := runCode(t, code, Options{Limits: Limits{Timeout: 300 * time.Millisecond}})
+			if res.Err == nil || res.Err.Code != CodeTimeout {
+				t.Fatalf("err = %v (value %.80s), want %s", res.Err, res.Value, CodeTimeout)
+			}
+			for Abandoned() != 0 && time.Since(start) < 5*time.Second {
+				time.Sleep(10 * time.Millisecond)
+			}
+			if n := Abandoned(); n != 0 {
+				t.Errorf("Abandoned() = %d %v after the run's timeout: the builtin's loop went on", n, time.Since(start).Round(time.Millisecond))
+			}
+		})
+	}
+}
+
+// The descriptors the guard copies mean what they meant: fields own or
+// inherited, read once each, errors as the language has them.
+func TestDescriptorGuardKeepsMeaning(t *testing.T) {
+	code := `const out = [];
+let reads = 0;
+const d = {get enumerable() { reads++; return true }, value: 1};
+Object.defineProperty(out, "a", d);
+const inherited = Object.create({value: 2, writable: true});
+Object.defineProperty(out, "b", inherited);
+const bare = Object.create(null); bare.get = function () { return 3 };
+Object.defineProperty(out, "c", bare);
+let err = "";
+try { Object.defineProperty({}, "x", {get() {}, value: 1}) } catch (e) { err = e.constructor.name }
+let err2 = "";
+try { Object.defineProperty({}, "x", 5) } catch (e) { err2 = e.constructor.name }
+const o = Object.defineProperties({}, {p: {value: 4, enumerable: true}, [Symbol.for("s")]: {value: 5, enumerable: true}});
+const c = Object.create({}, {q: {get() { return 6 }, enumerable: true}});
+let hidden = 0; const props = {}; Object.defineProperty(props, "h", {value: {value: 7}, enumerable: false});
+Object.defineProperties(hidden = {}, props);
+return [reads, out.a, Object.keys(out).join(), out.b, Object.getOwnPropertyDescriptor(out, "b").writable, out.c, err, err2,
+  o.p, o[Symbol.for("s")], c.q, "h" in hidden].join(" ")`
+	res, _ := runCode(t, code, Options{})
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	want := `"1 1 a 2 true 3 TypeError TypeError 4 5 6 false"`
+	if got := string(res.Value); got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+}

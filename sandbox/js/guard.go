@@ -122,6 +122,10 @@ var builtinGuards = func() map[string]argGuard {
 	}
 	m["Array.prototype.sort"] = guardSort
 	m["Array.prototype.toSorted"] = guardSort
+	m["Object.defineProperty"] = guardDescriptor(2, false)
+	m["Reflect.defineProperty"] = guardDescriptor(2, false)
+	m["Object.defineProperties"] = guardDescriptor(1, true)
+	m["Object.create"] = guardDescriptor(1, true)
 	for path, indexes := range callbackArgs {
 		if g, ok := m[path]; ok {
 			m[path] = both(g, guardCallback(indexes))
@@ -364,6 +368,80 @@ func guardCallback(indexes []int) argGuard {
 		}
 		return c
 	}
+}
+
+// guardDescriptor makes the getters and setters a builtin is about to
+// install stoppable (see stoppable): a builtin that sets properties in a loop
+// of its own (Object.assign, fill, the array methods on array-likes) calls
+// each setter natively with the value, and a setter that is a builtin goja
+// runs as it is (Math.max, Number, parseFloat) runs no JavaScript and no
+// wrapper between the calls: Object.assign onto 3,000 such setters of a
+// string of a million digits went on for ten seconds after its timeout.
+// Argument i is a property descriptor, or with many an object of them
+// (defineProperties, create). The builtin gets plain copies, each field read
+// once in the order the language reads them, so a getter on a descriptor
+// cannot answer one thing here and another to the builtin.
+func guardDescriptor(i int, many bool) argGuard {
+	return func(r *runner, c goja.FunctionCall) goja.FunctionCall {
+		if i >= len(c.Arguments) {
+			return c
+		}
+		var v goja.Value
+		if many {
+			v = r.stoppableDescriptors(c.Arguments[i])
+		} else {
+			v = r.stoppableDescriptor(c.Arguments[i])
+		}
+		c.Arguments = append([]goja.Value(nil), c.Arguments...)
+		c.Arguments[i] = v
+		return c
+	}
+}
+
+// descriptorFields are a property descriptor's fields in the order
+// ToPropertyDescriptor reads them.
+var descriptorFields = [...]string{"enumerable", "configurable", "value", "writable", "get", "set"}
+
+// stoppableDescriptor copies descriptor d into an object without a
+// prototype (so nothing inherited is added to what d has), with get and set
+// made stoppable. Anything but an object is left for the builtin to refuse.
+func (r *runner) stoppableDescriptor(d goja.Value) goja.Value {
+	o, ok := d.(*goja.Object)
+	if !ok {
+		return d
+	}
+	n := r.vm.CreateObject(nil)
+	for _, k := range descriptorFields {
+		v := o.Get(k) // own or inherited, as the language reads it; nil when absent
+		if v == nil {
+			continue
+		}
+		if k == "get" || k == "set" {
+			if f, ok := goja.AssertFunction(v); ok {
+				v = r.stoppable(f)
+			}
+		}
+		_ = n.DefineDataProperty(k, v, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE)
+	}
+	return n
+}
+
+// stoppableDescriptors copies an object of descriptors (its own enumerable
+// keys, strings then symbols, as defineProperties reads them), each through
+// stoppableDescriptor.
+func (r *runner) stoppableDescriptors(props goja.Value) goja.Value {
+	o, ok := props.(*goja.Object)
+	if !ok {
+		return props // undefined for create; a primitive has no accessors to install
+	}
+	n := r.vm.CreateObject(nil)
+	for _, k := range o.Keys() {
+		_ = n.DefineDataProperty(k, r.stoppableDescriptor(o.Get(k)), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE)
+	}
+	for _, s := range o.Symbols() {
+		_ = n.DefineDataPropertySymbol(s, r.stoppableDescriptor(o.GetSymbol(s)), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE)
+	}
+	return n
 }
 
 // stoppable is f behind a check that the run was not ended.
