@@ -40,6 +40,11 @@ const tableFile = "builtins_table.go"
 //	    an unwrapped builtin there coerces undefined and stops — and returns
 //	    nothing larger than its inputs.
 //
+// "Short" is per call: a builtin's own loop that calls one of these again and
+// again (a callback of map or sort, a setter under Object.assign) calls it
+// through guardCallback's or guardDescriptor's check, which ends it with the
+// run (TestHostileNativeCallbackLoops, TestHostileNativeSetterLoops).
+//
 // Exact paths, not prefixes, where a prefix would catch one that must stay
 // wrapped (Map.prototype.forEach, the Set methods that call other.has). An
 // entry starting with "get " or "set " names that half of an accessor.
@@ -60,7 +65,7 @@ var unwrapped = []struct{ prefix, why string }{
 	// (a): never call anything a script can observe (no coercion, no
 	// getter, no error message that formats an object).
 	{"Array.isArray", "(a) a type test of its argument"},
-	{"Object.is", "(a) SameValue of its arguments"},
+	{"Object.is", "(a) SameValue of its arguments: no call, work linear in two strings' length at most"},
 	{"Error.isError", "(a) a type test of its argument"},
 	{"Number.isFinite", "(a) a type test, no coercion"},
 	{"Number.isInteger", "(a) a type test, no coercion"},
@@ -110,7 +115,7 @@ var unwrapped = []struct{ prefix, why string }{
 	{"decodeURIComponent", "(b) as decodeURI"},
 	{"unescape", "(b) as decodeURI"},
 	{"Symbol.for", "(b) ToString of its argument; one registry entry per new key"},
-	{"Symbol.keyFor", "(b) its argument must be a symbol (the TypeError formats the argument)"},
+	{"Symbol.keyFor", "(b) its argument must be a symbol (the TypeError formats the argument); a lookup in the registry, linear in its size"},
 	{"Object.hasOwn", "(b) ToObject and ToPropertyKey of its arguments; one own-property lookup, no getter runs"},
 	{"Object.prototype.hasOwnProperty", "(b) ToPropertyKey of its argument, ToObject(this) (no call); one own-property lookup"},
 	{"Object.prototype.propertyIsEnumerable", "(b) as hasOwnProperty"},
