@@ -5,13 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"runtime"
 	"slices"
 	"sync"
 	"time"
 
 	"github.com/codemode-dev/codemode/sandbox/js"
+	"github.com/codemode-dev/codemode/sandbox/worker/spawn"
 )
 
 // Config configures a Pool. Zero fields take the defaults.
@@ -19,6 +19,14 @@ type Config struct {
 	// Command starts a worker: argv, with the program first. Default: this
 	// binary (os.Executable) with the argument Arg, which Main answers.
 	Command []string
+	// Prestarted is a worker process the caller started already, with
+	// spawn.Start of this Command, so that it initialises while the caller
+	// does (codemode's CLI starts one during package initialisation, see
+	// cmd/codemode/internal/prestart). The pool sends it the configuration,
+	// as to any worker it starts, and makes it its first warm worker instead
+	// of starting one; one that cannot be used (it died meanwhile) is killed
+	// and replaced. The pool owns it from New on.
+	Prestarted *spawn.Process
 	// Warm is how many idle workers the pool keeps started, so a run does
 	// not wait for a process to start. Default: GOMAXPROCS.
 	Warm int
@@ -57,11 +65,11 @@ const (
 
 func (c Config) withDefaults() (Config, error) {
 	if len(c.Command) == 0 {
-		exe, err := os.Executable()
+		self, err := spawn.Self()
 		if err != nil {
 			return c, fmt.Errorf("worker: cannot find this binary to start workers: %w", err)
 		}
-		c.Command = []string{exe, Arg}
+		c.Command = self
 	}
 	if c.Warm <= 0 {
 		c.Warm = runtime.GOMAXPROCS(0)
@@ -100,11 +108,14 @@ type Pool struct {
 	wg      sync.WaitGroup // warming starts, retiring workers, the reaper
 	stats   Stats
 	stop    chan struct{} // closed by Close: ends the reaper
+
+	prestarted *spawn.Process // Config.Prestarted until the first start takes it
 }
 
 // Stats are a pool's counters.
 type Stats struct {
 	Started  int // worker processes started
+	Adopted  int // prestarted worker processes taken over (Config.Prestarted)
 	Replaced int // workers killed or crashed during a run, and replaced
 	Retired  int // idle workers stopped after IdleTimeout
 	Idle     int // workers idle now (not a counter)
@@ -116,7 +127,7 @@ func New(cfg Config) (*Pool, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Pool{cfg: cfg, slots: make(chan struct{}, cfg.Max), stop: make(chan struct{})}
+	p := &Pool{cfg: cfg, slots: make(chan struct{}, cfg.Max), stop: make(chan struct{}), prestarted: cfg.Prestarted}
 	p.changed = sync.NewCond(&p.mu)
 	p.warm()
 	p.wg.Add(1)
@@ -187,7 +198,20 @@ func (p *Pool) warm() {
 	}
 }
 
+// start starts a worker, or adopts the prestarted one if it is still there.
 func (p *Pool) start() (*proc, error) {
+	p.mu.Lock()
+	sp := p.prestarted
+	p.prestarted = nil
+	p.mu.Unlock()
+	if sp != nil {
+		if w, err := adoptProc(p.cfg, sp); err == nil {
+			p.mu.Lock()
+			p.stats.Adopted++
+			p.mu.Unlock()
+			return w, nil
+		} // a prestarted worker that cannot be used costs only time
+	}
 	w, err := startProc(p.cfg)
 	if err == nil {
 		p.mu.Lock()
@@ -259,7 +283,12 @@ func (p *Pool) Close() error {
 	p.changed.Broadcast()
 	idle := p.idle
 	p.idle = nil
+	sp := p.prestarted
+	p.prestarted = nil
 	p.mu.Unlock()
+	if sp != nil {
+		sp.Discard()
+	}
 	for _, w := range idle {
 		w.stop()
 	}

@@ -5,17 +5,22 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/codemode-dev/codemode/sandbox/worker/spawn"
 )
 
 // proc is one worker process, seen from the host.
 type proc struct {
-	cmd    *exec.Cmd
-	memory int64
+	process *spawn.Process
+	state   *os.ProcessState // how it ended; set before exited is closed
+	memory  int64
 
 	wmu sync.Mutex // guards out
 	out *bufio.Writer
@@ -46,24 +51,34 @@ type frame struct {
 // startProc starts a worker, sends its configuration and waits for it to
 // be ready.
 func startProc(cfg Config) (*proc, error) {
-	cmd := exec.Command(cfg.Command[0], cfg.Command[1:]...)
-	cmd.Env = []string{} // no environment: nothing of the host's leaks in
-	detach(cmd)
-	w := &proc{cmd: cmd, memory: cfg.MemoryBytes, modules: make(map[uint64]bool), frames: make(chan frame, 16), exited: make(chan struct{}), dead: make(chan struct{}), stderr: &capWriter{max: 16 << 10}}
-	cmd.Stderr = w.stderr
-	stdin, err := cmd.StdinPipe()
+	argv := cfg.Command
+	if name := argv[0]; filepath.Base(name) == name { // a bare name is looked up in $PATH, as exec.Command does
+		path, err := exec.LookPath(name)
+		if err != nil {
+			return nil, err
+		}
+		argv = append([]string{path}, argv[1:]...)
+	}
+	sp, err := spawn.Start(argv)
 	if err != nil {
 		return nil, err
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	w.in, w.out = stdin, bufio.NewWriterSize(stdin, 64<<10)
-	go w.read(bufio.NewReaderSize(stdout, 64<<10))
+	return adoptProc(cfg, sp)
+}
+
+// adoptProc takes a started worker process over: it captures its stderr,
+// reads its frames, sends its configuration (which applies its limits) and
+// waits for it to be ready.
+func adoptProc(cfg Config, sp *spawn.Process) (*proc, error) {
+	w := &proc{process: sp, memory: cfg.MemoryBytes, modules: make(map[uint64]bool), frames: make(chan frame, 16), exited: make(chan struct{}), dead: make(chan struct{}), stderr: &capWriter{max: 16 << 10}}
+	w.in, w.out = sp.Stdin, bufio.NewWriterSize(sp.Stdin, 64<<10)
+	stderrDone := make(chan struct{})
+	go func() {
+		defer close(stderrDone)
+		_, _ = io.Copy(w.stderr, sp.Stderr)
+		sp.Stderr.Close()
+	}()
+	go w.read(bufio.NewReaderSize(sp.Stdout, 64<<10), stderrDone)
 	if err := w.send(kindConfig, configMsg{MemoryBytes: cfg.MemoryBytes, StackBytes: cfg.StackBytes, WasmCacheDir: cfg.WasmCacheDir}); err != nil {
 		w.kill()
 		return nil, err
@@ -88,9 +103,10 @@ func startProc(cfg Config) (*proc, error) {
 }
 
 // read passes the worker's frames on until its stdout ends or misbehaves,
-// then waits for the process to end. Once the worker is killed nobody reads
-// frames any more: they are dropped, so that read always reaches Wait.
-func (w *proc) read(r *bufio.Reader) {
+// then waits for the process to end and for its stderr to be captured.
+// Once the worker is killed nobody reads frames any more: they are dropped,
+// so that read always reaches Wait.
+func (w *proc) read(r *bufio.Reader, stderrDone <-chan struct{}) {
 	defer close(w.exited)
 	defer close(w.frames)
 	for {
@@ -115,7 +131,10 @@ func (w *proc) read(r *bufio.Reader) {
 			if err != io.EOF && err != io.ErrUnexpectedEOF {
 				w.kill()
 			}
-			_ = w.cmd.Wait()
+			w.state, _ = w.process.Wait()
+			_ = w.in.Close()
+			w.process.Stdout.Close()
+			<-stderrDone
 			return
 		}
 	}
@@ -153,7 +172,7 @@ func (w *proc) kill() {
 	w.killOnce.Do(func() {
 		w.killed.Store(true)
 		close(w.dead)
-		_ = w.cmd.Process.Kill()
+		_ = w.process.Kill()
 		_ = w.in.Close()
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -337,7 +338,13 @@ func (w *proc) crashError() *js.Error {
 	var sig endSignal
 	status := -1
 	var peak int64 // the worker's largest resident set, bytes
-	if st := w.cmd.ProcessState; st != nil {
+	var st *os.ProcessState
+	select {
+	case <-w.exited:
+		st = w.state
+	default: // still running (a send to it failed): its stderr may say why
+	}
+	if st != nil {
 		status = st.ExitCode()
 		sig = signalOf(st)
 		peak = peakRSS(st)

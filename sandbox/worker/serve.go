@@ -15,10 +15,11 @@ import (
 
 	"github.com/codemode-dev/codemode/sandbox/js"
 	"github.com/codemode-dev/codemode/sandbox/wasm"
+	"github.com/codemode-dev/codemode/sandbox/worker/spawn"
 )
 
 // Arg is the argument that makes a binary a worker (see Main).
-const Arg = "__codemode_worker__"
+const Arg = spawn.Arg
 
 // Main makes the running binary a worker when it was started as one — with
 // Arg as its only argument — and returns otherwise. Call it first thing in
