@@ -18,6 +18,7 @@ import (
 
 	"github.com/codemode-dev/codemode/bindings/mcp"
 	"github.com/codemode-dev/codemode/bindings/wasmtool"
+	"github.com/codemode-dev/codemode/cmd/codemode/internal/prestart"
 	"github.com/codemode-dev/codemode/engine"
 	"github.com/codemode-dev/codemode/internal/fserr"
 	"github.com/codemode-dev/codemode/sandbox/worker"
@@ -167,10 +168,11 @@ func openSession(o *options, timeoutOf string, earlier ...error) (*session, erro
 	needsWorkers := timeoutOf != "" && (timeoutOf != "batch" || len(o.wasmDirs) > 0)
 	if len(errs) == 0 && needsWorkers && o.runner != "inprocess" {
 		// One script per command: one worker, started now, while the tools
-		// load; a WASM call the script makes starts a second. (When a problem
-		// is known already nothing will run, and the tools load only to
-		// report theirs.)
-		wc := worker.Config{Warm: 1, WasmCacheDir: s.cache}
+		// load (for run, started already while the binary initialised: see
+		// internal/prestart); a WASM call the script makes starts a second.
+		// (When a problem is known already nothing will run, and the tools
+		// load only to report theirs.)
+		wc := worker.Config{Warm: 1, WasmCacheDir: s.cache, Prestarted: prestart.Take()}
 		if timeoutOf == "serve" {
 			wc.Warm = 0 // the pool's default: one per CPU (and up to Max while busy, see worker.Config.IdleTimeout)
 		}

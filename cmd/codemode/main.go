@@ -13,6 +13,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/codemode-dev/codemode/cmd/codemode/internal/prestart"
 	"github.com/codemode-dev/codemode/internal/suggest"
 	"github.com/codemode-dev/codemode/sandbox/worker"
 )
@@ -52,7 +53,9 @@ Examples:
 
 func main() {
 	worker.Main() // a worker process of --runner worker never returns from here
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	code := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	prestart.Discard() // the worker started for run at init, if the command did not use it
+	os.Exit(code)
 }
 
 // run is the whole command, with its streams, so tests can drive it.
