@@ -172,13 +172,7 @@ func (r *runner) guardBuiltins() {
 		if ref.kind == builtinSetter && !ref.alone {
 			continue // done with its getter
 		}
-		var kv goja.Value
-		if s, ok := ref.key.(string); ok {
-			kv = r.vm.ToValue(s)
-		} else {
-			kv = ref.key.(*goja.Symbol)
-		}
-		d, err := gopd(goja.Undefined(), owner, kv)
+		d, err := gopd(goja.Undefined(), owner, r.keyValue(ref.key))
 		if err != nil {
 			continue
 		}
@@ -208,6 +202,15 @@ func (r *runner) guardBuiltins() {
 			_ = owner.DefineAccessorPropertySymbol(k, get, set, goja.FLAG_TRUE, enum)
 		}
 	}
+}
+
+// keyValue is a builtin's key (a string or one of goja's symbols) as a
+// value, for getOwnPropertyDescriptor.
+func (r *runner) keyValue(key any) goja.Value {
+	if s, ok := key.(string); ok {
+		return r.vm.ToValue(s)
+	}
+	return key.(*goja.Symbol)
 }
 
 // wrapper makes the guarded function of spec, named as the builtin is

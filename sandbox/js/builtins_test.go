@@ -138,13 +138,7 @@ func TestTableBuiltinsInstalledWrapped(t *testing.T) {
 			t.Errorf("%s: owner %s not found", ref.path, ref.ownerPath)
 			continue
 		}
-		var kv goja.Value
-		if s, ok := ref.key.(string); ok {
-			kv = r.vm.ToValue(s)
-		} else {
-			kv = ref.key.(*goja.Symbol)
-		}
-		d, err := gopd(goja.Undefined(), owner, kv)
+		d, err := gopd(goja.Undefined(), owner, r.keyValue(ref.key))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -341,19 +335,7 @@ func TestHostileNativeCallbackLoops(t *testing.T) {
 		"filter Number":    big + `return Array(4000).fill(s).filter(Number).length`,
 		"catch parseFloat": big + `return (await Promise.all(Array.from({length: 300}, () => Promise.reject(s).catch(parseFloat)))).length`,
 	} {
-		t.Run(name, func(t *testing.T) {
-			start := time.Now()
-			res, _ := runCode(t, code, Options{Limits: Limits{Timeout: 300 * time.Millisecond}})
-			if res.Err == nil || res.Err.Code != CodeTimeout {
-				t.Fatalf("err = %v (value %.80s), want %s", res.Err, res.Value, CodeTimeout)
-			}
-			for Abandoned() != 0 && time.Since(start) < 5*time.Second {
-				time.Sleep(10 * time.Millisecond)
-			}
-			if n := Abandoned(); n != 0 {
-				t.Errorf("Abandoned() = %d %v after the run's timeout: the builtin's loop went on", n, time.Since(start).Round(time.Millisecond))
-			}
-		})
+		t.Run(name, func(t *testing.T) { requireStopsAtTimeout(t, code) })
 	}
 }
 
@@ -371,19 +353,24 @@ func TestHostileNativeSetterLoops(t *testing.T) {
 		"inherited field":  setup + `const t = {}; const get = Object.create({set: isNaN}); for (const k in src) Object.defineProperty(t, k, get); Object.assign(t, src); return 1`,
 		"array-like fill":  `const s = "1".repeat(1e6); const t = {length: 4000}; for (let i = 0; i < 4000; i++) Object.defineProperty(t, i, {set: Math.max}); Array.prototype.fill.call(t, s); return 1`,
 	} {
-		t.Run(name, func(t *testing.T) {
-			start := time.Now()
-			res, _ := runCode(t, code, Options{Limits: Limits{Timeout: 300 * time.Millisecond}})
-			if res.Err == nil || res.Err.Code != CodeTimeout {
-				t.Fatalf("err = %v (value %.80s), want %s", res.Err, res.Value, CodeTimeout)
-			}
-			for Abandoned() != 0 && time.Since(start) < 5*time.Second {
-				time.Sleep(10 * time.Millisecond)
-			}
-			if n := Abandoned(); n != 0 {
-				t.Errorf("Abandoned() = %d %v after the run's timeout: the builtin's loop went on", n, time.Since(start).Round(time.Millisecond))
-			}
-		})
+		t.Run(name, func(t *testing.T) { requireStopsAtTimeout(t, code) })
+	}
+}
+
+// requireStopsAtTimeout runs code with a 300 ms timeout and fails unless it
+// ends with timeout and stops running (Abandoned back to 0) within seconds.
+func requireStopsAtTimeout(t *testing.T, code string) {
+	t.Helper()
+	start := time.Now()
+	res, _ := runCode(t, code, Options{Limits: Limits{Timeout: 300 * time.Millisecond}})
+	if res.Err == nil || res.Err.Code != CodeTimeout {
+		t.Fatalf("err = %v (value %.80s), want %s", res.Err, res.Value, CodeTimeout)
+	}
+	for Abandoned() != 0 && time.Since(start) < 5*time.Second {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := Abandoned(); n != 0 {
+		t.Errorf("Abandoned() = %d %v after the run's timeout: the builtin's loop went on", n, time.Since(start).Round(time.Millisecond))
 	}
 }
 
