@@ -357,6 +357,30 @@ func TestHostileNativeSetterLoops(t *testing.T) {
 	}
 }
 
+// A check is not checked again: a getter read back and defined again in a
+// loop, or a callback handed back by a custom Symbol.replace, grew a chain
+// of checks, one Go call each, and reading the property recursed in Go
+// until the process died (1.7 million levels in about ten seconds).
+func TestStoppableNotNested(t *testing.T) {
+	code := `const o = {};
+Object.defineProperty(o, "x", {get: Math.random, configurable: true});
+const d = Object.getOwnPropertyDescriptor(o, "x");
+Object.defineProperty(o, "x", d);
+Object.defineProperty(o, "x", Object.getOwnPropertyDescriptor(o, "x"));
+const back = {[Symbol.replace]: (s, f) => f};
+const g = "x".replace(back, parseFloat), h = "x".replace(back, g);
+const c = {}; Object.defineProperty(c, "y", {get: Math.random});
+Object.defineProperty(c, "y", Object.getOwnPropertyDescriptor(c, "y"));
+return [Object.getOwnPropertyDescriptor(o, "x").get === d.get, g === h, typeof o.x, typeof c.y].join(" ")`
+	res, _ := runCode(t, code, Options{})
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	if got, want := string(res.Value), `"true true number number"`; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+}
+
 // requireStopsAtTimeout runs code with a 300 ms timeout and fails unless it
 // ends with timeout and stops running (Abandoned back to 0) within seconds.
 func requireStopsAtTimeout(t *testing.T, code string) {

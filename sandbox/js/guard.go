@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"fmt"
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -364,7 +365,7 @@ func guardCallback(indexes []int) argGuard {
 				c.Arguments = append([]goja.Value(nil), c.Arguments...)
 				copied = true
 			}
-			c.Arguments[i] = r.stoppable(f)
+			c.Arguments[i] = r.stoppable(c.Arguments[i], f)
 		}
 		return c
 	}
@@ -418,7 +419,7 @@ func (r *runner) stoppableDescriptor(d goja.Value) goja.Value {
 		}
 		if k == "get" || k == "set" {
 			if f, ok := goja.AssertFunction(v); ok {
-				v = r.stoppable(f)
+				v = r.stoppable(v, f)
 			}
 		}
 		_ = n.DefineDataProperty(k, v, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE)
@@ -444,14 +445,44 @@ func (r *runner) stoppableDescriptors(props goja.Value) goja.Value {
 	return n
 }
 
-// stoppable is f behind a check that the run was not ended.
-func (r *runner) stoppable(f goja.Callable) goja.Value {
-	return r.vm.ToValue(func(c goja.FunctionCall) goja.Value {
+// stoppable is f behind a check that the run was not ended; given such a
+// check, it returns it as it is. A check of a check would be one more level
+// of Go recursion per call: a getter read back with
+// getOwnPropertyDescriptor and defined again in a loop (or a callback handed
+// back by a custom Symbol.replace) grew a chain of them, and reading the
+// property recursed in Go until the process died.
+func (r *runner) stoppable(v goja.Value, f goja.Callable) goja.Value {
+	if isStoppable(v) {
+		return v
+	}
+	return r.vm.ToValue(r.stoppableFunc(f))
+}
+
+// stoppableFunc is the Go function of a stoppable check. Not inlined: a
+// closure inlined elsewhere is a function of its own, with other code.
+//
+//go:noinline
+func (r *runner) stoppableFunc(f goja.Callable) func(goja.FunctionCall) goja.Value {
+	return func(c goja.FunctionCall) goja.Value {
 		if err := r.killErr.Load(); err != nil {
 			panic(r.vm.NewGoError(err)) // the interrupt is pending too: uncatchable
 		}
 		return call(f, c)
-	})
+	}
+}
+
+// stoppableCode is the code of every stoppable check's Go function, which
+// tells them apart from other functions.
+var stoppableCode = reflect.ValueOf((&runner{}).stoppableFunc(nil)).Pointer()
+
+// isStoppable reports whether v is a stoppable check.
+func isStoppable(v goja.Value) bool {
+	o, ok := v.(*goja.Object)
+	if !ok {
+		return false
+	}
+	f, ok := o.Export().(func(goja.FunctionCall) goja.Value)
+	return ok && reflect.ValueOf(f).Pointer() == stoppableCode
 }
 
 // sortNatively is the largest array sorted by goja's own comparison; above

@@ -123,8 +123,12 @@ type Stats struct {
 
 // New starts a pool and begins warming its workers in the background.
 func New(cfg Config) (*Pool, error) {
+	prestarted := cfg.Prestarted
 	cfg, err := cfg.withDefaults()
 	if err != nil {
+		if prestarted != nil {
+			prestarted.Discard() // the pool owns it from New on, also when there is no pool
+		}
 		return nil, err
 	}
 	p := &Pool{cfg: cfg, slots: make(chan struct{}, cfg.Max), stop: make(chan struct{}), prestarted: cfg.Prestarted}
