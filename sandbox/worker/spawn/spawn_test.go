@@ -1,3 +1,7 @@
+// The tests read /proc and signal processes: Linux and the other Unixes.
+
+//go:build unix
+
 package spawn
 
 import (
