@@ -67,28 +67,49 @@ const reachableFunctionsJS = `(() => {
 	return out;
 })()`
 
+// hardenedRunner is a runner whose runtime is hardened, as before a script.
+func hardenedRunner(t *testing.T) *runner {
+	t.Helper()
+	r := newBareRunner(maxElemsFor(DefaultMaxMemoryBytes))
+	if err := r.harden(); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// reachableFunction is a function reachable from the global object: its
+// path and kind ("native", "constructor", ...), from reachableFunctionsJS.
+type reachableFunction struct{ path, kind string }
+
+// reachableFunctions walks r's runtime with reachableFunctionsJS.
+func reachableFunctions(t *testing.T, r *runner) []reachableFunction {
+	t.Helper()
+	v, err := r.vm.RunString(reachableFunctionsJS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fns []reachableFunction
+	for _, e := range v.Export().([]any) {
+		pair := e.([]any)
+		fns = append(fns, reachableFunction{pair[0].(string), pair[1].(string)})
+	}
+	return fns
+}
+
 // TestBuiltinsGuardedOrReviewed walks every function reachable from the
 // global object of a hardened runtime: each must be a Go wrapper (a path
 // guardBuiltins wraps), JavaScript (the prelude's), a reviewed
 // constructor, or on the unwrapped list with its reason. A builtin a goja
 // upgrade adds fails here until someone decides which it is.
 func TestBuiltinsGuardedOrReviewed(t *testing.T) {
-	r := newBareRunner(maxElemsFor(DefaultMaxMemoryBytes))
-	if err := r.harden(); err != nil {
-		t.Fatal(err)
-	}
-	v, err := r.vm.RunString(reachableFunctionsJS)
-	if err != nil {
-		t.Fatal(err)
-	}
+	fns := reachableFunctions(t, hardenedRunner(t))
 	wrapped := map[string]bool{}
 	for _, ref := range builtinRefs() {
 		wrapped[ref.path] = true
 	}
 	counts := map[string]int{}
-	for _, e := range v.Export().([]any) {
-		pair := e.([]any)
-		path, kind := pair[0].(string), pair[1].(string)
+	for _, f := range fns {
+		path, kind := f.path, f.kind
 		counts[kind]++
 		switch kind {
 		case "constructor":
@@ -116,10 +137,7 @@ func TestBuiltinsGuardedOrReviewed(t *testing.T) {
 // getter". A wrapper is told apart from goja's function by the Go function
 // it runs.
 func TestTableBuiltinsInstalledWrapped(t *testing.T) {
-	r := newBareRunner(maxElemsFor(DefaultMaxMemoryBytes))
-	if err := r.harden(); err != nil {
-		t.Fatal(err)
-	}
+	r := hardenedRunner(t)
 	// (through wrapper, as guardBuiltins makes them: the closure of an
 	// inlined guarded is a function of its own)
 	guardedCode := reflect.ValueOf(r.wrapper(&wrapSpec{name: r.vm.ToValue("x")}, nil).Export()).Pointer()

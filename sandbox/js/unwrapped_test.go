@@ -12,19 +12,10 @@ import (
 // walking the runtime, so a builtin added to the list later is attacked too.
 func unwrappedNatives(t *testing.T) []string {
 	t.Helper()
-	r := newBareRunner(maxElemsFor(DefaultMaxMemoryBytes))
-	if err := r.harden(); err != nil {
-		t.Fatal(err)
-	}
-	v, err := r.vm.RunString(reachableFunctionsJS)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var paths []string
-	for _, e := range v.Export().([]any) {
-		pair := e.([]any)
-		if path := pair[0].(string); pair[1] == "native" && unwrappedWhy(path) != "" {
-			paths = append(paths, path)
+	for _, f := range reachableFunctions(t, hardenedRunner(t)) {
+		if f.kind == "native" && unwrappedWhy(f.path) != "" {
+			paths = append(paths, f.path)
 		}
 	}
 	return paths
