@@ -122,9 +122,16 @@ type Stats struct {
 }
 
 // New starts a pool and begins warming its workers in the background.
+// In a process started as a worker it returns an error: a worker never
+// starts workers (the package's init serves in such a process before any
+// code that could call New runs, so only a program that bypasses it gets
+// here).
 func New(cfg Config) (*Pool, error) {
 	prestarted := cfg.Prestarted
 	cfg, err := cfg.withDefaults()
+	if err == nil && startedAsWorker() {
+		err = fmt.Errorf("worker: this process was started as a worker (with the argument %s), and a worker never starts workers of its own", Arg)
+	}
 	if err != nil {
 		if prestarted != nil {
 			prestarted.Discard() // the pool owns it from New on, also when there is no pool

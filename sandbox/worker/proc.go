@@ -66,9 +66,14 @@ func startProc(cfg Config) (*proc, error) {
 	return adoptProc(cfg, sp)
 }
 
+// startTimeout is how long a worker has to say hello and, after its
+// configuration, that it is ready.
+const startTimeout = 10 * time.Second
+
 // adoptProc takes a started worker process over: it captures its stderr,
-// reads its frames, sends its configuration (which applies its limits) and
-// waits for it to be ready.
+// checks its hello (it is a codemode worker of this protocol), reads its
+// frames, sends its configuration (which applies its limits) and waits for
+// it to be ready.
 func adoptProc(cfg Config, sp *spawn.Process) (*proc, error) {
 	w := &proc{process: sp, memory: cfg.MemoryBytes, modules: make(map[uint64]bool), frames: make(chan frame, 16), exited: make(chan struct{}), dead: make(chan struct{}), stderr: &capWriter{max: 16 << 10}}
 	w.in, w.out = sp.Stdin, bufio.NewWriterSize(sp.Stdin, 64<<10)
@@ -78,13 +83,39 @@ func adoptProc(cfg Config, sp *spawn.Process) (*proc, error) {
 		_, _ = io.Copy(w.stderr, sp.Stderr)
 		sp.Stderr.Close()
 	}()
-	go w.read(bufio.NewReaderSize(sp.Stdout, 64<<10), stderrDone)
+	hello := make(chan error, 1)
+	go func() {
+		r := bufio.NewReaderSize(sp.Stdout, 64<<10)
+		hello <- readHello(r)
+		w.read(r, stderrDone) // after a bad hello, until the process is reaped
+	}()
+	t := time.NewTimer(startTimeout)
+	defer t.Stop()
+	select {
+	case err := <-hello:
+		if err != nil {
+			why := err.Error()
+			if he := (*helloError)(nil); errors.As(err, &he) && he.ended {
+				// It is ending by itself: let it, to report how.
+				select {
+				case <-w.exited:
+					if w.state != nil {
+						why += " (" + w.state.String() + ")"
+					}
+				case <-time.After(time.Second):
+				}
+			}
+			w.kill() // not waited for: a child of it may hold its output open
+			return nil, notAWorker(cfg.Command, why+w.stderr.firstLine("; its stderr: "))
+		}
+	case <-t.C:
+		w.kill()
+		return nil, notAWorker(cfg.Command, fmt.Sprintf("it wrote no hello within %v (or the machine is too busy to start a process in that time)", startTimeout))
+	}
 	if err := w.send(kindConfig, configMsg{MemoryBytes: cfg.MemoryBytes, StackBytes: cfg.StackBytes, WasmCacheDir: cfg.WasmCacheDir}); err != nil {
 		w.kill()
 		return nil, err
 	}
-	t := time.NewTimer(10 * time.Second)
-	defer t.Stop()
 	select {
 	case f := <-w.frames:
 		if f.kind == kindReady && f.err == nil {
@@ -98,7 +129,7 @@ func adoptProc(cfg Config, sp *spawn.Process) (*proc, error) {
 		return nil, errors.New("the worker did not start properly")
 	case <-t.C:
 		w.kill()
-		return nil, errors.New("the worker did not start within 10s")
+		return nil, fmt.Errorf("the worker did not start within %v", startTimeout)
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 // big-endian length, one kind byte and a JSON payload, over the worker's
 // stdin (host → worker) and stdout (worker → host).
 const (
+	kindHello   byte = 'H' // worker → host, first and unasked: helloMagic and the version (hello.go)
 	kindConfig  byte = 'c' // host → worker, first: configMsg
 	kindReady   byte = 'y' // worker → host: limits applied, ready to run
 	kindRun     byte = 'r' // host → worker: runMsg

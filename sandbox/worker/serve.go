@@ -21,26 +21,57 @@ import (
 // Arg is the argument that makes a binary a worker (see Main).
 const Arg = spawn.Arg
 
+// init makes a process started as a worker serve, before anything of the
+// host's own runs: Go initialises this package before every package that
+// imports it, and the main package last, so a worker never runs the host's
+// main (nor its init, nor that of any package that uses a Pool). A host
+// that forgot to call Main used to run its whole main in every worker,
+// which started a pool, which started workers: hundreds of processes in
+// seconds.
+func init() {
+	Main()
+}
+
+// startedAsWorker reports whether this process was started as a worker:
+// with Arg as its only argument.
+func startedAsWorker() bool {
+	return len(os.Args) == 2 && os.Args[1] == Arg
+}
+
 // Main makes the running binary a worker when it was started as one — with
-// Arg as its only argument — and returns otherwise. Call it first thing in
-// main of any binary that uses a Pool: a worker serves runs on its stdin and
-// stdout until its stdin closes, then exits.
+// Arg as its only argument — and returns at once otherwise. The package's
+// init calls it, so a binary that imports this package is a worker without
+// calling it; calling it again first thing in main, as older versions
+// asked, is harmless. A worker serves runs on its stdin and stdout until
+// its stdin closes, then exits: Main never returns in a worker.
 func Main() {
-	if len(os.Args) != 2 || os.Args[1] != Arg {
+	if !startedAsWorker() {
 		return
 	}
 	closeInherited()
-	if err := Serve(os.Stdin, os.Stdout); err != nil {
+	// Served from a goroutine of its own: during package initialisation
+	// the calling goroutine is locked to the main thread, and a locked
+	// goroutine is woken by a hand-off between threads, a cost on every
+	// frame of every run.
+	done := make(chan error, 1)
+	go func() { done <- Serve(os.Stdin, os.Stdout) }()
+	if err := <-done; err != nil {
 		os.Exit(3)
 	}
 	os.Exit(0)
 }
 
-// Serve is a worker's side of the protocol: it applies the limits the host
-// sends first, then runs one script at a time until in ends. Main calls it;
-// tests may call it on pipes of their own.
+// Serve is a worker's side of the protocol: it says hello (helloFrame),
+// applies the limits the host sends first, then runs one script at a time
+// until in ends. Main calls it; tests may call it on pipes of their own.
 func Serve(in io.Reader, out io.Writer) error {
 	w := &server{in: bufio.NewReaderSize(in, 64<<10), out: bufio.NewWriterSize(out, 64<<10), cache: js.NewCache(64)}
+	if _, err := w.out.Write(helloFrame()); err != nil {
+		return err
+	}
+	if err := w.out.Flush(); err != nil {
+		return err
+	}
 	kind, body, err := readFrame(w.in, 1<<30)
 	if err != nil {
 		return err
