@@ -37,7 +37,6 @@ type Weather struct {
 }
 
 func main() {
-	worker.Main() // first thing: a worker process is this program started again, and never returns from here
 	if err := run(context.Background(), os.Stdout); err != nil {
 		log.Fatal(err)
 	}
