@@ -305,3 +305,24 @@ func TestWorkersKeptUnderLoad(t *testing.T) {
 		t.Errorf("after the reaper: %s %v", res.Value, res.Err)
 	}
 }
+
+// A run canceled as it starts: its cancel must reach the worker after the
+// run, or the worker takes the cancel for nothing and the run's endless
+// loop for work, and the host kills and replaces it a second later. (Both
+// frames were sent from goroutines of their own, in either order; on a
+// busy machine TestCancel's cancel, 100 ms in, could overtake its run.)
+func TestCancelAtStart(t *testing.T) {
+	p := newPool(t, Config{Warm: 1, Max: 1})
+	waitWarm(t, p, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for i := range 20 {
+		res := p.RunScript(ctx, js.Job{Code: `while (true) {}`, Options: js.Options{Host: &host{}}})
+		if code(res) != "canceled" {
+			t.Fatalf("run %d: got %v, want canceled", i, res.Err)
+		}
+	}
+	if s := p.Stats(); s.Replaced != 0 {
+		t.Errorf("runs canceled at their start replaced their worker: %+v", s)
+	}
+}

@@ -37,6 +37,8 @@ type proc struct {
 
 	turns atomic.Pointer[func(body []byte) (bad string)] // the running script's, see run
 
+	lastAsync chan struct{} // closed when the last sendAsync's frame is out; the taker's
+
 	killOnce sync.Once
 	killed   atomic.Bool // by the pool (a writer blocked on a deaf worker holds wmu)
 }
@@ -179,8 +181,17 @@ func (w *proc) send(kind byte, payload any) error {
 
 // sendAsync sends from a goroutine of its own, for a caller that must not
 // block on a worker that stopped reading; a failed send kills the worker.
+// The frames of successive calls go out in the order of the calls: a run's
+// cancel sent from goroutines racing each other could overtake its run,
+// and the worker then took the cancel for nothing and the run for work.
 func (w *proc) sendAsync(kind byte, payload any) {
+	prev, sent := w.lastAsync, make(chan struct{})
+	w.lastAsync = sent
 	go func() {
+		defer close(sent)
+		if prev != nil {
+			<-prev // closed once the earlier send wrote or failed (a kill makes it fail)
+		}
 		if w.send(kind, payload) != nil {
 			w.kill()
 		}
