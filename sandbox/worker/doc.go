@@ -13,6 +13,12 @@
 // approvals, events and the trace stay in the host. Workers get no
 // environment and no descriptors but their three pipes.
 //
-// A binary that uses a Pool must call Main first thing in its main function:
-// workers are that binary started again with the argument Arg.
+// Workers are the host's own binary started again with the argument Arg.
+// Importing this package is all a binary needs to be its own worker: the
+// package's init runs Main, which serves in a process started that way
+// before any of the host's code that could make a pool (its main, the init
+// of the packages that import this one) runs. A worker's first output is a
+// hello that the pool checks before anything else, so a Config.Command that
+// is not a worker fails its start at once, naming the command; New refuses
+// in a worker, so no process ever starts workers recursively.
 package worker
