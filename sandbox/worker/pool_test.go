@@ -308,21 +308,27 @@ func TestWorkersKeptUnderLoad(t *testing.T) {
 
 // A run canceled as it starts: its cancel must reach the worker after the
 // run, or the worker takes the cancel for nothing and the run's endless
-// loop for work, and the host kills and replaces it a second later. (Both
-// frames were sent from goroutines of their own, in either order; on a
-// busy machine TestCancel's cancel, 100 ms in, could overtake its run.)
+// loop for work, and the host kills and replaces it abortGrace later. (Both
+// frames were sent from goroutines of their own, in either order: 19 runs
+// of 20 lost their cancel; on a busy machine TestCancel's cancel, 100 ms
+// in, could overtake its run too.) The check is that the worker answered
+// each cancel, not that it was kept: a run canceled before its runtime is
+// even set up may end up abandoned by the sandbox's 50 ms grace on a busy
+// machine, and its worker then retires itself.
 func TestCancelAtStart(t *testing.T) {
 	p := newPool(t, Config{Warm: 1, Max: 1})
 	waitWarm(t, p, 1)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	for i := range 20 {
+		start := time.Now()
 		res := p.RunScript(ctx, js.Job{Code: `while (true) {}`, Options: js.Options{Host: &host{}}})
 		if code(res) != "canceled" {
 			t.Fatalf("run %d: got %v, want canceled", i, res.Err)
 		}
+		if d := time.Since(start); d >= abortGrace {
+			t.Errorf("run %d took %v: its worker did not answer the cancel, and was killed", i, d)
+		}
 	}
-	if s := p.Stats(); s.Replaced != 0 {
-		t.Errorf("runs canceled at their start replaced their worker: %+v", s)
-	}
+	t.Logf("%+v", p.Stats())
 }
