@@ -35,7 +35,7 @@ type proc struct {
 	runs      int             // runs and calls done
 	idleSince time.Time       // when it was last put in the pool's idle list
 
-	turns atomic.Pointer[func(body []byte) (bad string)] // the running script's, see run
+	turns atomic.Pointer[func(more bool, body []byte) (bad string)] // the running script's, see run
 
 	killOnce sync.Once
 	killed   atomic.Bool // by the pool (a writer blocked on a deaf worker holds wmu)
@@ -112,9 +112,9 @@ func (w *proc) read(r *bufio.Reader, stderrDone <-chan struct{}) {
 	for {
 		kind, body, err := readFrame(r, maxFrame)
 		f := frame{kind: kind, body: body, err: err}
-		if err == nil && kind == kindCalls {
+		if err == nil && (kind == kindCalls || kind == kindMore) {
 			if turns := w.turns.Load(); turns != nil {
-				if f.bad = (*turns)(body); f.bad == "" {
+				if f.bad = (*turns)(kind == kindMore, body); f.bad == "" {
 					continue
 				}
 			}

@@ -36,6 +36,13 @@ func (r *hostRun) Settle(c *js.Call, result json.RawMessage, err *js.Error, abor
 		return
 	}
 	m := settleMsg{Index: c.Index, Result: result, Abort: abort}
+	if err == nil && settleFixed+len(result) > maxToWorker-1 {
+		// Larger than a worker reads: the run ends as in process, where
+		// the result would be made into JavaScript values in its heap.
+		err, abort = &js.Error{Code: js.CodeMemoryLimit, Message: fmt.Sprintf(
+			"the result of tool call %d is %d bytes, more than a worker process takes (%d)", c.Index, len(result), maxToWorker-1-settleFixed)}, true
+		m = settleMsg{Index: c.Index, Abort: true}
+	}
 	if abort {
 		select {
 		case r.abortCh <- err:
@@ -174,21 +181,39 @@ func (w *proc) run(ctx context.Context, job js.Job) (res *js.Result, healthy boo
 	if logRoom == 0 {
 		logRoom = js.DefaultMaxOutputChars
 	}
-	turns := func(body []byte) string { // on the reader goroutine
+	// A turn's calls come in one frame, or in several ended by kindCalls
+	// (binary.go), gathered up to the run's memory budget, as the worker
+	// sends no more.
+	var turn []*js.Call
+	var turnBytes int64
+	budget := turnBudget(opt.Limits)
+	turns := func(more bool, body []byte) string { // on the reader goroutine
+		if turnBytes += int64(len(body)); turnBytes > budget {
+			return fmt.Sprintf("a turn of tool calls of more than %d bytes, the run's memory budget", budget)
+		}
 		calls, err := parseCalls(body)
 		if err != nil {
 			return "a malformed call"
 		}
 		// The engine sizes its trace by the indexes: a worker gets no say in
-		// them beyond the script's own count and limit.
-		jc := make([]*js.Call, len(calls))
-		for i, c := range calls {
+		// them beyond the script's own count and limit. Nothing it sends
+		// reaches the host unless it is a call a script could make: a name
+		// and arguments that are JSON, as JSON.stringify makes them.
+		for _, c := range calls {
 			if c.Index != nextCall || nextCall >= maxCalls {
 				return fmt.Sprintf("call %d where call %d (of at most %d) was due", c.Index, nextCall, maxCalls)
 			}
+			if !json.Valid(c.Args) {
+				return fmt.Sprintf("call %d with arguments that are not JSON", c.Index)
+			}
 			nextCall++
-			jc[i] = js.NewCall(c.Index, c.Tool, c.Args, c.Line, c.Column, hr)
+			turn = append(turn, js.NewCall(c.Index, c.Tool, c.Args, c.Line, c.Column, hr))
 		}
+		if more {
+			return ""
+		}
+		jc := turn
+		turn, turnBytes = nil, 0
 		if hr.beginStart() {
 			opt.Host.Start(jc)
 			hr.endStart()
