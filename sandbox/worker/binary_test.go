@@ -1,11 +1,18 @@
 package worker
 
 import (
+	"bufio"
 	"bytes"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"math"
+	"os"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/codemode-dev/codemode/sandbox/js"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -153,4 +160,91 @@ func FuzzParseSettle(f *testing.F) {
 			t.Error(d)
 		}
 	})
+}
+
+// forgers are workers that send the host calls no script could make.
+var forgers = map[string]struct {
+	frames func() [][]byte // kind byte + body
+	msg    string          // what the run's error says
+}{
+	"forge-badargs": {func() [][]byte {
+		return [][]byte{calls1(kindCalls, callMsg{Index: 0, Tool: "add", Args: json.RawMessage(`{"a":`)})}
+	}, "call 0 with arguments that are not JSON"},
+	"forge-emptyargs": {func() [][]byte {
+		return [][]byte{calls1(kindCalls, callMsg{Index: 0, Tool: "add"})}
+	}, "call 0 with arguments that are not JSON"},
+	"forge-duplicate": {func() [][]byte {
+		c := callMsg{Index: 0, Tool: "add", Args: json.RawMessage(`{}`)}
+		return [][]byte{calls1(kindCalls, c, c)}
+	}, "call 0 where call 1"},
+	"forge-skip": {func() [][]byte {
+		return [][]byte{calls1(kindCalls, callMsg{Index: 1, Tool: "add", Args: json.RawMessage(`{}`)})}
+	}, "call 1 where call 0"},
+	"forge-length": {func() [][]byte {
+		b := calls1(kindCalls, callMsg{Index: 0, Tool: "add", Args: json.RawMessage(`{}`)})
+		binary.BigEndian.PutUint64(b[1+24:], 1<<63) // the name's length
+		return [][]byte{b}
+	}, "a malformed call"},
+	"forge-trailing": {func() [][]byte {
+		return [][]byte{append(calls1(kindCalls, callMsg{Index: 0, Tool: "add", Args: json.RawMessage(`{}`)}), 0, 0, 0)}
+	}, "a malformed call"},
+	"forge-part-then-bad": {func() [][]byte {
+		return [][]byte{
+			calls1(kindMore, callMsg{Index: 0, Tool: "add", Args: json.RawMessage(`{}`)}),
+			calls1(kindCalls, callMsg{Index: 1, Tool: "add", Args: json.RawMessage(`nope`)}),
+		}
+	}, "call 1 with arguments that are not JSON"},
+	"forge-turn-over-budget": {func() [][]byte {
+		var frames [][]byte
+		for i := range 3 {
+			frames = append(frames, calls1(kindMore, callMsg{Index: i, Tool: "add", Args: json.RawMessage(`"` + strings.Repeat("x", 600<<10) + `"`)}))
+		}
+		return frames
+	}, "a turn of tool calls of more than 1048576 bytes"},
+}
+
+// calls1 is a calls frame (kind and body).
+func calls1(kind byte, calls ...callMsg) []byte {
+	return appendCalls([]byte{kind}, calls)
+}
+
+func init() {
+	for name, f := range forgers {
+		brokenWorkers[name] = func() {
+			handshake()
+			in := bufio.NewReader(os.Stdin)
+			_, _, _ = readFrame(in, maxToWorker)
+			w := bufio.NewWriter(os.Stdout)
+			for _, fr := range f.frames() {
+				_ = writeFrame(w, fr[0], fr[1:])
+			}
+			time.Sleep(brokenFor)
+		}
+	}
+}
+
+// TestHostRefusesForgedCalls: a worker is as untrusted as its script.
+// Calls no script could make — arguments that are not JSON, an index out
+// of turn or repeated, a length past the frame, bytes after the last call,
+// a turn past the run's memory budget — end the run with a clear error,
+// the worker is stopped, and the host starts none of the turn's calls.
+func TestHostRefusesForgedCalls(t *testing.T) {
+	for name, f := range forgers {
+		t.Run(name, func(t *testing.T) {
+			p := newPool(t, Config{Command: self(name), Warm: 1})
+			h := &rtHost{}
+			res := p.RunScript(context.Background(), js.Job{Code: `return 1`, Options: js.Options{
+				Limits: js.Limits{Timeout: time.Minute, MaxMemoryBytes: 1 << 20}, Tools: rtTools, Host: h}})
+			h.wg.Wait()
+			if code(res) != "runtime_error" || !strings.Contains(res.Err.Message, f.msg) || !strings.Contains(res.Err.Message, "it was stopped") {
+				t.Errorf("got %+v, want runtime_error saying %q and that the worker was stopped", res.Err, f.msg)
+			}
+			if n := h.entered.Load(); n != 0 {
+				t.Errorf("the host started %d calls", n)
+			}
+			if s := p.Stats(); s.Replaced != 1 {
+				t.Errorf("stats %+v, want the worker replaced", s)
+			}
+		})
+	}
 }
