@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/codemode-dev/codemode/engine"
+	"github.com/codemode-dev/codemode/sandbox/js"
 	"github.com/codemode-dev/codemode/sandbox/worker"
 )
 
@@ -124,6 +125,77 @@ func TestWorkerCallsALongName(t *testing.T) {
 		}
 		if !res.Success || string(res.Result) != `{"got":{"k":1}}` {
 			t.Errorf("%s: %s, error %v", runner, res.Result, res.Error)
+		}
+	}
+}
+
+// lyingRunner is a ScriptRunner that breaks its promises: calls whose
+// arguments are not JSON, and a result that is not JSON.
+type lyingRunner struct{ value string }
+
+func (l lyingRunner) RunScript(ctx context.Context, job js.Job) *js.Result {
+	done := make(chan struct{}, 3)
+	st := settler{done}
+	job.Options.Host.Start([]*js.Call{
+		js.NewCall(0, "add", json.RawMessage(`{"a":1,`), 1, 1, st),
+		js.NewCall(1, "add", nil, 1, 2, st),
+		js.NewCall(2, "board.getState", json.RawMessage(`"\xff`), 1, 3, st),
+	})
+	for range 3 {
+		<-done
+	}
+	return &js.Result{Value: json.RawMessage(l.value), ToolCalls: 3}
+}
+
+type settler struct{ done chan struct{} }
+
+func (s settler) Settle(*js.Call, json.RawMessage, *js.Error, bool) { s.done <- struct{}{} }
+func (s settler) Hold(*js.Call) func()                              { return func() {} }
+
+// TestAnswersStayJSONWhateverTheRunner: the engine takes nothing a
+// ScriptRunner sends on trust. Calls whose arguments are not JSON fail
+// invalid_args without reaching a tool (shown as a string), a result that
+// is not JSON fails the run, and every answer and event encodes.
+func TestAnswersStayJSONWhateverTheRunner(t *testing.T) {
+	for _, value := range []string{`{"bad`, ``} {
+		f := newFixture(t)
+		rec := &recorder{}
+		e := build(t, f, func(b *engine.Builder) { b.WithScriptRunner(lyingRunner{value}).WithObserver(rec) })
+		res, err := e.Execute(context.Background(), engine.ExecuteRequest{Code: `return 1`})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := json.Marshal(res); err != nil {
+			t.Errorf("the answer cannot be encoded: %v", err)
+		}
+		for _, ev := range rec.events {
+			if _, err := json.Marshal(ev); err != nil {
+				t.Errorf("event %s cannot be encoded: %v", ev.Type, err)
+			}
+		}
+		if f.count("add") != 0 {
+			t.Errorf("add ran %d times", f.count("add"))
+		}
+		if len(res.Calls) != 3 {
+			t.Fatalf("%d calls", len(res.Calls))
+		}
+		for _, c := range res.Calls {
+			if c.Success || c.Error.Code != engine.CodeInvalidArgs {
+				t.Errorf("call %d: %+v, want invalid_args", c.Index, c)
+			}
+		}
+		if want := `"{\"a\":1,"`; string(res.Calls[0].Args) != want {
+			t.Errorf("shown args %s, want %s", res.Calls[0].Args, want)
+		}
+		switch value {
+		case ``:
+			if !res.Success || string(res.Result) != "null" {
+				t.Errorf("no value: %s, %v; want null", res.Result, res.Error)
+			}
+		default:
+			if res.Success || res.Error.Code != engine.CodeRuntimeError || string(res.Result) != "null" {
+				t.Errorf("a value that is not JSON: %s, %v; want runtime_error", res.Result, res.Error)
+			}
 		}
 	}
 }
