@@ -199,3 +199,27 @@ func TestAnswersStayJSONWhateverTheRunner(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkerLongUnknownName: a tool name of 32 MiB (past any 16-bit or
+// 24-bit length) is unknown_tool with the name cut, in workers as in
+// process: the whole name reaches the host's lookup.
+func TestWorkerLongUnknownName(t *testing.T) {
+	p := newWorkerPool(t, worker.Config{Warm: 1})
+	code := `let s = "n".repeat(1 << 20); while (s.length < (32 << 20)) s += s;
+try { await tools[s]({}); return "called" } catch (e) { return [e.code, e.message] }`
+	for _, runner := range []string{"in process", "worker"} {
+		e := build(t, newFixture(t), func(b *engine.Builder) {
+			if runner == "worker" {
+				b.WithScriptRunner(p)
+			}
+		})
+		res, err := e.Execute(context.Background(), engine.ExecuteRequest{Code: code})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := `["unknown_tool","unknown tool \"` + strings.Repeat("n", 200) + `…\""]`
+		if !res.Success || string(res.Result) != want || len(res.Calls) != 1 {
+			t.Errorf("%s: %.300s, error %v, %d calls; want %.60s…", runner, res.Result, res.Error, len(res.Calls), want)
+		}
+	}
+}
