@@ -168,8 +168,20 @@ func (w *proc) run(ctx context.Context, job js.Job) (res *js.Result, healthy boo
 	if w.tools != nil && slices.Equal(w.tools, opt.Tools) {
 		m.SameTools = true
 	} else {
-		m.Tools, w.tools = opt.Tools, opt.Tools
+		m.Tools = opt.Tools
 	}
+	runFrame, err := json.Marshal(m)
+	switch {
+	case err != nil: // the input is not JSON: the engine checks it first
+		return &js.Result{Err: &js.Error{Code: js.CodeRuntimeError, Message: "the run cannot be sent to a worker process: " + err.Error()}}, true
+	case len(runFrame) > maxToWorker-1:
+		// More than a worker reads: refused before anything is sent, as in
+		// process the input would be made into JavaScript values in the
+		// run's heap.
+		return &js.Result{Err: &js.Error{Code: js.CodeMemoryLimit, Message: fmt.Sprintf(
+			"the script's code, input and tool names take %d bytes, more than a worker process takes (%d)", len(runFrame), maxToWorker-1)}}, true
+	}
+	w.tools = opt.Tools
 	hr := &hostRun{w: w, causes: make(map[int]any), holdCh: make(chan struct{}, 1), abortCh: make(chan *js.Error, 1), started: make(chan struct{}, 1)}
 	defer hr.end()
 	nextCall, maxCalls := 0, cmp.Or(opt.Limits.MaxToolCalls, js.DefaultMaxToolCalls)
@@ -231,7 +243,7 @@ func (w *proc) run(ctx context.Context, job js.Job) (res *js.Result, healthy boo
 	since := time.Now()
 	timer := newBackstop(lim.Timeout)
 	defer timer.Stop()
-	w.sendAsync(kindRun, m)
+	w.sendAsync(kindRun, runFrame)
 	done := ctx.Done()
 	var ended *js.Error   // the caller's context ended first
 	var aborted *js.Error // the host aborted a call: the run is ending
