@@ -35,7 +35,7 @@ type proc struct {
 	runs      int             // runs and calls done
 	idleSince time.Time       // when it was last put in the pool's idle list
 
-	turns atomic.Pointer[func(body []byte) (bad string)] // the running script's, see run
+	turns atomic.Pointer[func(more bool, body []byte) (bad string)] // the running script's, see run
 
 	lastAsync chan struct{} // closed when the last sendAsync's frame is out; the taker's
 
@@ -145,9 +145,9 @@ func (w *proc) read(r *bufio.Reader, stderrDone <-chan struct{}) {
 	for {
 		kind, body, err := readFrame(r, maxFrame)
 		f := frame{kind: kind, body: body, err: err}
-		if err == nil && kind == kindCalls {
+		if err == nil && (kind == kindCalls || kind == kindMore) {
 			if turns := w.turns.Load(); turns != nil {
-				if f.bad = (*turns)(body); f.bad == "" {
+				if f.bad = (*turns)(kind == kindMore, body); f.bad == "" {
 					continue
 				}
 			}

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"runtime/debug"
@@ -72,7 +73,7 @@ func Serve(in io.Reader, out io.Writer) error {
 	if err := w.out.Flush(); err != nil {
 		return err
 	}
-	kind, body, err := readFrame(w.in, 1<<30)
+	kind, body, err := readFrame(w.in, maxToWorker)
 	if err != nil {
 		return err
 	}
@@ -139,7 +140,7 @@ func (w *server) serve() error {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	for {
-		kind, body, err := readFrame(w.in, 1<<30)
+		kind, body, err := readFrame(w.in, maxToWorker)
 		if err != nil {
 			w.cancelJob()
 			if err == io.EOF {
@@ -321,7 +322,7 @@ func (w *server) runScript(ctx context.Context, run *remoteRun, m *runMsg) {
 	defer run.cancel()
 	abandonedBefore := js.Abandoned()
 	setCPULimit(cmp.Or(m.Limits.Timeout, js.DefaultTimeout))
-	opt := js.Options{Limits: m.Limits, Input: m.Input, Tools: w.tools, Host: remoteHost{w, run}}
+	opt := js.Options{Limits: m.Limits, Input: m.Input, Tools: w.tools, Host: remoteHost{w, run, turnBudget(m.Limits)}}
 	if m.Logs {
 		opt.OnLog = func(l js.Log) { _ = w.send(kindLog, l) }
 	}
@@ -358,6 +359,9 @@ const heavyRunBytes = 64 << 20
 type remoteHost struct {
 	w   *server
 	run *remoteRun
+	// budget is the run's memory budget, the most a turn's calls may take
+	// on the wire (turnBudget).
+	budget int64
 }
 
 func (h remoteHost) Start(calls []*js.Call) {
@@ -368,10 +372,52 @@ func (h remoteHost) Start(calls []*js.Call) {
 		h.run.calls[c.Index] = c
 		msgs[i] = callMsg{Index: c.Index, Tool: c.Tool, Args: c.Args, Line: c.Line, Column: c.Column}
 	}
-	if h.w.sendLocked(kindCalls, appendCalls(nil, msgs)) != nil {
+	if why := h.refuse(msgs); why != "" {
+		// Refused before anything is written: the host never sees these
+		// calls, and the run ends as it would in process (binary.go).
+		for _, c := range calls {
+			c.Abort(&js.Error{Code: js.CodeMemoryLimit, Message: why})
+		}
+		return
+	}
+	if h.w.sendCallsLocked(msgs) != nil {
 		// The host is gone: end the run rather than wait for answers.
 		for _, c := range calls {
 			c.Abort(&js.Error{Code: js.CodeCanceled, Message: "the host stopped listening to the worker"})
 		}
 	}
+}
+
+// refuse says why a turn's calls cannot be sent, or "": a call must fit
+// one frame, and the turn the run's memory budget.
+func (h remoteHost) refuse(msgs []callMsg) string {
+	for _, m := range msgs {
+		if n := callsSize([]callMsg{m}); n < 0 || n > maxFrame-1 {
+			// In process no string of the call can be this long either: the
+			// sandbox's cap on a string ends the run with memory_limit.
+			return fmt.Sprintf("tool call %d: its name and arguments take more than %d bytes, the most one call may",
+				m.Index, maxFrame-1-callHeader)
+		}
+	}
+	if n := callsSize(msgs); n < 0 || int64(n) > h.budget {
+		return fmt.Sprintf("the tool calls made together (%d) take more than the run's memory limit of %d bytes in names and arguments", len(msgs), h.budget)
+	}
+	return ""
+}
+
+// sendCallsLocked sends a turn's calls: in one frame when they fit, else
+// in frames of whole calls of at most maxFrame, the last one kindCalls.
+func (w *server) sendCallsLocked(msgs []callMsg) error {
+	var b []byte
+	for i := range msgs {
+		n := callsSize(msgs[i : i+1])
+		if len(b) > 0 && len(b)+n > maxFrame-1 {
+			if err := w.sendLocked(kindMore, b); err != nil {
+				return err
+			}
+			b = nil
+		}
+		b = appendCalls(b, msgs[i:i+1])
+	}
+	return w.sendLocked(kindCalls, b)
 }
