@@ -33,6 +33,7 @@ var prelude = sync.OnceValue(func() *goja.Program {
 // making the wrap specs there too was slower, 1.40 ms).
 var compileAhead = sync.OnceFunc(func() {
 	go func() {
+		removals()
 		iteratorProtos()
 		prelude()
 	}()

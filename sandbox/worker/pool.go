@@ -53,6 +53,17 @@ type Config struct {
 	// WasmCacheDir is where workers keep compiled WASM modules (see
 	// wasm.Config.CacheDir); "" compiles in every worker.
 	WasmCacheDir string
+	// Hardened runs scripts with the in-process sandbox's profile
+	// (js.Hardened: every builtin behind a guard) inside the workers too.
+	// By default workers run js.Lean — goja's builtins unwrapped, with the
+	// same removals from the language — because the process is what
+	// contains a script there: its memory (MemoryBytes), CPU time and wall
+	// time are bounded, and a worker a script kills or freezes is replaced.
+	// Hardened costs about twice as much per run and changes some of
+	// JavaScript's meaning (docs/code-mode.md); it is for comparing the
+	// two, or for a second layer where the OS limits are weaker (no
+	// RLIMIT_DATA under the race detector or off unix).
+	Hardened bool
 }
 
 // Defaults for zero Config fields.

@@ -351,6 +351,10 @@ func (w *proc) crashError() *js.Error {
 	}
 	killed := w.killed.Load()
 	switch {
+	case strings.Contains(text, "stack overflow") || strings.Contains(text, "stack exceeds"):
+		// First: a stack at its limit (StackBytes) is resident too, and
+		// with its copy can pass half the memory limit below.
+		return &js.Error{Code: js.CodeLimitExceeded, Message: "the script overflowed the stack of its worker process (deep recursion inside a builtin); the worker was replaced"}
 	case strings.Contains(text, "out of memory") || strings.Contains(text, "cannot allocate memory") ||
 		strings.Contains(text, "pthread_create failed") || (sig.kill && !killed) ||
 		(peak >= w.memory/2 && !killed):
@@ -358,8 +362,6 @@ func (w *proc) crashError() *js.Error {
 		// that dies of something else (a fault in the runtime when a mapping
 		// fails) with half its limit resident is out of memory as well.
 		return &js.Error{Code: js.CodeMemoryLimit, Message: "the script used more memory than its worker process may have (" + mib(w.memory) + "); the worker was replaced"}
-	case strings.Contains(text, "stack overflow") || strings.Contains(text, "stack exceeds"):
-		return &js.Error{Code: js.CodeLimitExceeded, Message: "the script overflowed the stack of its worker process (deep recursion inside a builtin); the worker was replaced"}
 	case sig.xcpu || strings.Contains(text, cpuLimitMessage):
 		return &js.Error{Code: js.CodeTimeout, Message: "the script used more CPU time than its budget allows; the worker was replaced"}
 	}

@@ -56,6 +56,9 @@ func Serve(in io.Reader, out io.Writer) error {
 		return err
 	}
 	w.wasmCache = cfg.WasmCacheDir
+	if !cfg.Hardened {
+		w.profile = js.Lean // the process contains the script (Config.Hardened)
+	}
 	if err := w.send(kindReady, nil); err != nil {
 		return err
 	}
@@ -64,9 +67,10 @@ func Serve(in io.Reader, out io.Writer) error {
 
 // server is the worker's state: at most one run at a time.
 type server struct {
-	in    *bufio.Reader
-	cache *js.Cache
-	tools []string
+	in      *bufio.Reader
+	cache   *js.Cache
+	tools   []string
+	profile js.Profile // js.Lean unless the pool asked for js.Hardened
 
 	mu     sync.Mutex // guards out, run, job
 	out    *bufio.Writer
@@ -290,7 +294,7 @@ func (w *server) runScript(ctx context.Context, run *remoteRun, m *runMsg) {
 	defer run.cancel()
 	abandonedBefore := js.Abandoned()
 	setCPULimit(cmp.Or(m.Limits.Timeout, js.DefaultTimeout))
-	opt := js.Options{Limits: m.Limits, Input: m.Input, Tools: w.tools, Host: remoteHost{w, run}}
+	opt := js.Options{Limits: m.Limits, Profile: w.profile, Input: m.Input, Tools: w.tools, Host: remoteHost{w, run}}
 	if m.Logs {
 		opt.OnLog = func(l js.Log) { _ = w.send(kindLog, l) }
 	}
