@@ -305,3 +305,21 @@ func TestWorkersKeptUnderLoad(t *testing.T) {
 		t.Errorf("after the reaper: %s %v", res.Value, res.Err)
 	}
 }
+
+// Workers run the lean profile unless the pool asks for the hardened one:
+// bind is goja's native function in lean, the prelude's JavaScript one in
+// hardened, and an array-like whose length is a getter is refused only by
+// the hardened guards.
+func TestWorkerProfile(t *testing.T) {
+	code := `let r; try { r = Array.prototype.indexOf.call({get length() { return 1 }, 0: "a"}, "a") } catch (e) { r = e.name }
+		return [r, String(Function.prototype.bind).includes("[native code]")]`
+	for _, tc := range []struct {
+		hardened bool
+		want     string
+	}{{false, `[0,true]`}, {true, `["TypeError",false]`}} {
+		res := run(t, newPool(t, Config{Warm: 1, Max: 1, Hardened: tc.hardened}), code, js.Limits{})
+		if res.Err != nil || string(res.Value) != tc.want {
+			t.Errorf("Hardened %v: %s %v, want %s", tc.hardened, res.Value, res.Err, tc.want)
+		}
+	}
+}
