@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/codemode-dev/codemode/engine"
+	"github.com/codemode-dev/codemode/sandbox/js"
 	"github.com/codemode-dev/codemode/sandbox/worker"
 )
 
@@ -29,7 +30,8 @@ import (
 // Workers run scripts with the lean profile (js.Lean: goja's builtins
 // unwrapped; the worker's process limits contain what the in-process
 // guards stop early). A case whose outcome must differ there says so, and
-// why, with lines that hold only in workers:
+// why, with lines that hold only in workers running it (not under the
+// race detector, whose workers have no data limit and stay hardened):
 //
 //	// worker expect: CODE | success
 //	// worker timeout: DURATION
@@ -53,22 +55,22 @@ type hostileCase struct {
 }
 
 // readHostile reads a case for the runner (see parseHostile).
-func readHostile(t *testing.T, path string, inWorkers bool) hostileCase {
+func readHostile(t *testing.T, path string, lean bool) hostileCase {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := parseHostile(string(b), inWorkers)
+	c, err := parseHostile(string(b), lean)
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
 	return c
 }
 
-// parseHostile reads a case's header for the runner: in workers, its
-// worker lines replace the lines they name.
-func parseHostile(code string, inWorkers bool) (hostileCase, error) {
+// parseHostile reads a case's header for the runner: in workers running
+// the lean profile, its worker lines replace the lines they name.
+func parseHostile(code string, lean bool) (hostileCase, error) {
 	c := hostileCase{code: code, timeout: 30 * time.Second, memory: 64 << 20}
 	var workerLines []string // keys of the worker lines, but why
 	why := ""
@@ -88,7 +90,7 @@ func parseHostile(code string, inWorkers bool) (hostileCase, error) {
 				continue
 			}
 			workerLines = append(workerLines, k)
-			if !inWorkers {
+			if !lean {
 				continue
 			}
 			key = k
@@ -140,11 +142,11 @@ func parseHostile(code string, inWorkers bool) (hostileCase, error) {
 func TestParseHostile(t *testing.T) {
 	const head = "// expect: memory_limit\n// timeout: 2s\n"
 	for name, tc := range map[string]struct {
-		code      string
-		inWorkers bool
-		expect    string
-		timeout   time.Duration
-		err       string
+		code    string
+		lean    bool
+		expect  string
+		timeout time.Duration
+		err     string
 	}{
 		"in process":         {head + "// worker expect: timeout\n// worker timeout: 1s\n// worker why: r\nx", false, "memory_limit", 2 * time.Second, ""},
 		"in workers":         {head + "// worker expect: timeout\n// worker timeout: 1s\n// worker why: r\nx", true, "timeout", time.Second, ""},
@@ -155,7 +157,7 @@ func TestParseHostile(t *testing.T) {
 		"no expect":          {"// worker expect: timeout\n// worker why: r\n", false, "", 0, "no '// expect:' line"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			c, err := parseHostile(tc.code, tc.inWorkers)
+			c, err := parseHostile(tc.code, tc.lean)
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Errorf("err = %v, want %q", err, tc.err)
@@ -178,27 +180,32 @@ func TestParseHostile(t *testing.T) {
 func TestHostileScripts(t *testing.T) {
 	t.Run("inprocess", func(t *testing.T) {
 		before := heapObjects()
-		runHostile(t, build(t, newFixture(t)), false)
+		runHostile(t, build(t, newFixture(t)), false, false)
 		runtime.GC()
 		if grown := heapObjects() - before; grown > 64<<20 {
 			t.Errorf("the heap grew by %d MiB over the suite", grown>>20)
 		}
 	})
 	t.Run("worker", func(t *testing.T) {
-		p := newWorkerPool(t, worker.Config{Warm: 1, MemoryBytes: 512 << 20})
-		runHostile(t, build(t, newFixture(t), func(b *engine.Builder) { b.WithScriptRunner(p) }), true)
+		// The stack cap is a quarter of the memory limit, as in the
+		// defaults (256 MiB of 1 GiB): a Go stack overflowing (its last
+		// copy needs 1.5 times the cap) ends on the cap, not on the memory
+		// limit.
+		p := newWorkerPool(t, worker.Config{Warm: 1, MemoryBytes: 512 << 20, StackBytes: 128 << 20})
+		runHostile(t, build(t, newFixture(t), func(b *engine.Builder) { b.WithScriptRunner(p) }), true, p.Profile() == js.Lean)
 	})
 }
 
-// runHostile runs the corpus through one engine.
-func runHostile(t *testing.T, e *engine.Engine, inWorkers bool) {
+// runHostile runs the corpus through one engine; lean says its runs have
+// the lean profile (js.Lean: the worker lines of the cases hold).
+func runHostile(t *testing.T, e *engine.Engine, inWorkers, lean bool) {
 	files, err := filepath.Glob("../testdata/hostile/*.js")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no hostile scripts: %v", err)
 	}
 	for _, path := range files {
 		t.Run(strings.TrimSuffix(filepath.Base(path), ".js"), func(t *testing.T) {
-			c := readHostile(t, path, inWorkers)
+			c := readHostile(t, path, lean)
 			if c.workerOnly && !inWorkers {
 				t.Skip("runs only in worker processes")
 			}

@@ -7,9 +7,9 @@ import (
 	"github.com/dop251/goja"
 )
 
-// BenchmarkSetup is the cost of a fresh hardened runtime with 12 tools,
-// before any script runs: the hardened builtins (harden) and the run's own
-// globals (bind).
+// BenchmarkSetup is the cost of a fresh runtime with 12 tools, before any
+// script runs: the hardened builtins (harden), the lean profile's removals
+// alone (lean), and the run's own globals (bind).
 func BenchmarkSetup(b *testing.B) {
 	h := newTestHost()
 	names := []string{"a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7", "a8", "a9", "b.c", "b.d"}
@@ -17,6 +17,15 @@ func BenchmarkSetup(b *testing.B) {
 	b.Run("harden", func(b *testing.B) {
 		for b.Loop() {
 			if err := newBareRunner(maxElems).harden(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("lean", func(b *testing.B) {
+		for b.Loop() {
+			r := newBareRunner(maxElems)
+			r.opt.Profile = Lean
+			if err := r.build(); err != nil {
 				b.Fatal(err)
 			}
 		}

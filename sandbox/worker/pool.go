@@ -61,8 +61,9 @@ type Config struct {
 	// time are bounded, and a worker a script kills or freezes is replaced.
 	// Hardened costs about twice as much per run and changes some of
 	// JavaScript's meaning (docs/code-mode.md); it is for comparing the
-	// two, or for a second layer where the OS limits are weaker (no
-	// RLIMIT_DATA under the race detector or off unix).
+	// two, or for a second layer. Workers without a data-segment limit
+	// (off unix, under the race detector) run Hardened whatever this says:
+	// nothing else would stop one builtin's allocation there (Pool.Profile).
 	Hardened bool
 }
 
@@ -130,6 +131,19 @@ type Stats struct {
 	Replaced int // workers killed or crashed during a run, and replaced
 	Retired  int // idle workers stopped after IdleTimeout
 	Idle     int // workers idle now (not a counter)
+}
+
+// Profile is the sandbox profile the pool's workers run scripts with:
+// js.Lean, unless Config.Hardened asked for js.Hardened or the workers have
+// no data-segment limit to contain a lean run (off unix, under the race
+// detector).
+func (p *Pool) Profile() js.Profile { return p.cfg.profile() }
+
+func (c Config) profile() js.Profile {
+	if c.Hardened || !dataLimited() || c.MemoryBytes <= 0 {
+		return js.Hardened
+	}
+	return js.Lean
 }
 
 // New starts a pool and begins warming its workers in the background.

@@ -313,13 +313,35 @@ func TestWorkersKeptUnderLoad(t *testing.T) {
 func TestWorkerProfile(t *testing.T) {
 	code := `let r; try { r = Array.prototype.indexOf.call({get length() { return 1 }, 0: "a"}, "a") } catch (e) { r = e.name }
 		return [r, String(Function.prototype.bind).includes("[native code]")]`
-	for _, tc := range []struct {
-		hardened bool
-		want     string
-	}{{false, `[0,true]`}, {true, `["TypeError",false]`}} {
-		res := run(t, newPool(t, Config{Warm: 1, Max: 1, Hardened: tc.hardened}), code, js.Limits{})
-		if res.Err != nil || string(res.Value) != tc.want {
-			t.Errorf("Hardened %v: %s %v, want %s", tc.hardened, res.Value, res.Err, tc.want)
+	want := map[js.Profile]string{js.Lean: `[0,true]`, js.Hardened: `["TypeError",false]`}
+	for _, hardened := range []bool{false, true} {
+		p := newPool(t, Config{Warm: 1, Max: 1, Hardened: hardened})
+		profile := js.Hardened
+		if !hardened && !RaceDetector {
+			profile = js.Lean // without RLIMIT_DATA (the race detector) workers stay hardened
+		}
+		if p.Profile() != profile {
+			t.Errorf("Hardened %v: Profile() = %v, want %v", hardened, p.Profile(), profile)
+		}
+		res := run(t, p, code, js.Limits{})
+		if res.Err != nil || string(res.Value) != want[profile] {
+			t.Errorf("Hardened %v: %s %v, want %s", hardened, res.Value, res.Err, want[profile])
+		}
+	}
+}
+
+// A worker that died of a fault in Go's runtime (a mapping it could not
+// make under RLIMIT_DATA) is out of memory; a fault elsewhere, or a panic,
+// is not.
+func TestRuntimeFault(t *testing.T) {
+	gc := "SIGSEGV: segmentation violation\nPC=0x439a7d m=8 sigcode=1 addr=0x0\n\ngoroutine 0 gp=0x2ccc9c4561e0 m=8 mp=0x2ccc9c485808 [idle]:\n" +
+		"runtime.(*spanQueue).tryDrain(0x7f9e00000400?, 0x442205?, 0x1a16d68?)\n\t/usr/local/go/src/runtime/mgcmark_greenteagc.go:520 +0x5d\n"
+	user := "SIGSEGV: segmentation violation\nPC=0x1 m=0 sigcode=1\n\ngoroutine 7 gp=0x1 m=0 mp=0x1 [running]:\n" +
+		"github.com/dop251/goja.(*vm).run(0x1)\n"
+	panicked := "panic: runtime error: invalid memory address or nil pointer dereference\n[signal SIGSEGV: segmentation violation code=0x1 addr=0x0 pc=0x1]\n\ngoroutine 1 [running]:\nruntime.panicmem()\n"
+	for text, want := range map[string]bool{gc: true, user: false, panicked: false, "": false, "fatal error: stack overflow": false} {
+		if got := runtimeFault(text); got != want {
+			t.Errorf("runtimeFault(%.40q) = %v, want %v", text, got, want)
 		}
 	}
 }

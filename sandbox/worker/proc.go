@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/codemode-dev/codemode/sandbox/js"
 	"github.com/codemode-dev/codemode/sandbox/worker/spawn"
 )
 
@@ -79,7 +80,7 @@ func adoptProc(cfg Config, sp *spawn.Process) (*proc, error) {
 		sp.Stderr.Close()
 	}()
 	go w.read(bufio.NewReaderSize(sp.Stdout, 64<<10), stderrDone)
-	if err := w.send(kindConfig, configMsg{MemoryBytes: cfg.MemoryBytes, StackBytes: cfg.StackBytes, WasmCacheDir: cfg.WasmCacheDir, Hardened: cfg.Hardened}); err != nil {
+	if err := w.send(kindConfig, configMsg{MemoryBytes: cfg.MemoryBytes, StackBytes: cfg.StackBytes, WasmCacheDir: cfg.WasmCacheDir, Hardened: cfg.profile() == js.Hardened}); err != nil {
 		w.kill()
 		return nil, err
 	}

@@ -57,7 +57,7 @@ func Serve(in io.Reader, out io.Writer) error {
 	}
 	w.wasmCache = cfg.WasmCacheDir
 	if !cfg.Hardened {
-		w.profile = js.Lean // the process contains the script (Config.Hardened)
+		w.profile = js.Lean // the process contains the script (Config.profile)
 	}
 	if err := w.send(kindReady, nil); err != nil {
 		return err
