@@ -345,3 +345,24 @@ func TestRuntimeFault(t *testing.T) {
 		}
 	}
 }
+
+// A worker whose runtime has mapped half its data limit retires after
+// answering (RLIMIT_DATA counts mappings Go never gives back, so its next
+// run could fail to map a page), and the run after it gets a fresh one.
+func TestRetiresNearDataLimit(t *testing.T) {
+	p := newPool(t, Config{Warm: 1, Max: 1, MemoryBytes: 512 << 20})
+	res := run(t, p, `return "x".repeat(3e8).length`, js.Limits{MaxMemoryBytes: 1 << 30})
+	if res.Err != nil || string(res.Value) != "300000000" {
+		t.Fatalf("%s %v", res.Value, res.Err)
+	}
+	if st := p.Stats(); st.Replaced != 1 {
+		t.Errorf("stats %+v: the worker near its data limit was kept", st)
+	}
+	if res := run(t, p, `return 1`, js.Limits{}); res.Err != nil {
+		t.Errorf("the next run: %v", res.Err)
+	}
+	res = run(t, p, `return "x".repeat(1e6).length`, js.Limits{})
+	if st := p.Stats(); res.Err != nil || st.Replaced != 1 {
+		t.Errorf("a light run: %v, stats %+v", res.Err, st)
+	}
+}
