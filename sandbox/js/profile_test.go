@@ -182,11 +182,13 @@ var toolArgScripts = map[string]string{
 	"throwing getter":     `try { await tools.echo({get x() { throw new RangeError("from getter") }}) } catch (e) { return e.name + ": " + e.message }`,
 	"stringify in getter": `const o = {get x() { return JSON.stringify({y: [1, 2]}) }}; return await tools.echo(o)`,
 	"call in getter":      `const o = {get x() { tools.echo({inner: 1}); return 1 }}; return [await tools.echo(o)]`,
-	"deep":                `let a = 0; for (let i = 0; i < 200; i++) a = [a, {k: i}]; return await tools.echo(a)`,
-	"too deep":            `let a = 0; for (let i = 0; i < 10050; i++) a = [a]; try { await tools.echo(a) } catch (e) { return e.name + ": " + e.message }`,
-	"results":             `const r = await tools.echo({s: "\u00e9\ud83d\ude00", n: 1.5e300, arr: [[], {}], "__proto__": {x: 1}}); return [r, Object.getPrototypeOf(r) === Object.prototype, Object.keys(r)]`,
-	"input":               `return input`,
-	"console":             `console.log("a", {b: [1, {c: undefined}]}, [function () {}], new Error("e"), undefined, null, Symbol("s")); return 1`,
+	"nested in getters": `const mk = (d) => ({get x() { if (d < 6) tools.echo(mk(d + 1)); return d }});
+		try { await tools.echo(mk(0)) } catch (e) { return e.name + ": " + e.message }`,
+	"deep":     `let a = 0; for (let i = 0; i < 200; i++) a = [a, {k: i}]; return await tools.echo(a)`,
+	"too deep": `let a = 0; for (let i = 0; i < 10050; i++) a = [a]; try { await tools.echo(a) } catch (e) { return e.name + ": " + e.message }`,
+	"results":  `const r = await tools.echo({s: "\u00e9\ud83d\ude00", n: 1.5e300, arr: [[], {}], "__proto__": {x: 1}}); return [r, Object.getPrototypeOf(r) === Object.prototype, Object.keys(r)]`,
+	"input":    `return input`,
+	"console":  `console.log("a", {b: [1, {c: undefined}]}, [function () {}], new Error("e"), undefined, null, Symbol("s")); return 1`,
 }
 
 // TestToolArgumentsSameInBothProfiles runs toolArgScripts in both profiles:
@@ -218,7 +220,7 @@ func TestToolArgumentsSameInBothProfiles(t *testing.T) {
 			if diff := cmp.Diff(got[0], got[1]); diff != "" {
 				t.Errorf("the profiles differ (-hardened +lean):\n%s", diff)
 			}
-			if noCall := []string{"input", "console", "cycle", "too deep", "throwing getter"}; len(got[0].Calls) == 0 && !slices.Contains(noCall, name) {
+			if noCall := []string{"input", "console", "cycle", "too deep", "throwing getter", "nested in getters"}; len(got[0].Calls) == 0 && !slices.Contains(noCall, name) {
 				t.Errorf("no tool call was made: %+v", got[0])
 			}
 		})

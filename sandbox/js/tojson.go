@@ -17,7 +17,6 @@ import (
 // was reached by the interrupt. Getters, toJSON, cycles, and the guarded
 // builtin's depth count and result size check all stay as they are: it is
 // the same builtin walking the same value.
-
 //
 // In the Lean profile the builtin is goja's own, unwrapped: stringifyJSON
 // itself then counts how deep the sandbox's stringifies are nested in each
@@ -28,7 +27,7 @@ import (
 // stringifyJSON is JSON.stringify(v) for the sandbox: a string, or
 // undefined where JSON.stringify gives undefined. A JavaScript exception
 // (a cycle, nesting past maxJSONDepth, a throwing getter) is the error.
-func (r *runner) stringifyJSON(v goja.Value) (out goja.Value, err error) {
+func (r *runner) stringifyJSON(v goja.Value) (goja.Value, error) {
 	if r.jsonReplacer == nil {
 		r.jsonReplacer = r.vm.ToValue(r.trackJSON)
 	}
