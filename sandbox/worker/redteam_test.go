@@ -321,17 +321,23 @@ func TestRedTeamGoStackOverflow(t *testing.T) {
 }
 
 // Messages over the protocol's 128 MiB limit end the run with a structured
-// error, and the host never allocates them. One string or one JSON text
-// cannot pass 128 MiB (the sandbox's own cap, memory_limit); a turn of
-// calls is one frame, so two calls of 100 MiB make one over the limit.
+// error, and the host never allocates them. In the hardened profile one
+// string or one JSON text cannot pass 128 MiB (the sandbox's own cap,
+// memory_limit); in the lean one it can, and the frame limit ends the run
+// (output_limit). A turn of calls is one frame, so two calls of 100 MiB
+// make one over the limit.
 func TestRedTeamFramesOverTheLimit(t *testing.T) {
 	heavy(t)
 	p := newPool(t, Config{Warm: 1, Max: 1, MemoryBytes: 3 << 30})
 	h := &rtHost{}
+	capped := "memory_limit"
+	if p.Profile() == js.Lean {
+		capped = "output_limit"
+	}
 	for _, tc := range []struct{ code, want string }{
-		{`await tools.echo({s: "x".repeat(129 << 20)}); return 1`, "memory_limit"},
-		{`return "x".repeat(129 << 20)`, "memory_limit"},
-		{`const s = "x".repeat(5 << 20); const a = []; for (let i = 0; i < 26; i++) a.push(s); return a`, "memory_limit"},
+		{`await tools.echo({s: "x".repeat(129 << 20)}); return 1`, capped},
+		{`return "x".repeat(129 << 20)`, capped},
+		{`const s = "x".repeat(5 << 20); const a = []; for (let i = 0; i < 26; i++) a.push(s); return a`, capped},
 		{`const s = "x".repeat(100 << 20); tools.echo(s); tools.echo(s); return 1`, "output_limit"},
 		{`const s = "x".repeat(100 << 20); await Promise.all([tools.echo(s), tools.echo(s)]); return 1`, "output_limit"},
 	} {
