@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/codemode-dev/codemode/sandbox/js"
 	"github.com/codemode-dev/codemode/sandbox/worker/spawn"
 )
 
@@ -114,7 +115,7 @@ func adoptProc(cfg Config, sp *spawn.Process) (*proc, error) {
 		w.kill()
 		return nil, notAWorker(cfg.Command, fmt.Sprintf("it wrote no hello within %v (or the machine is too busy to start a process in that time)", startTimeout))
 	}
-	if err := w.send(kindConfig, configMsg{MemoryBytes: cfg.MemoryBytes, StackBytes: cfg.StackBytes, WasmCacheDir: cfg.WasmCacheDir}); err != nil {
+	if err := w.send(kindConfig, configMsg{MemoryBytes: cfg.MemoryBytes, StackBytes: cfg.StackBytes, WasmCacheDir: cfg.WasmCacheDir, Hardened: cfg.profile() == js.Hardened}); err != nil {
 		w.kill()
 		return nil, err
 	}

@@ -48,6 +48,7 @@ type configMsg struct {
 	MemoryBytes  int64  `json:"memoryBytes"`            // RLIMIT_DATA
 	StackBytes   int    `json:"stackBytes"`             // the largest goroutine stack
 	WasmCacheDir string `json:"wasmCacheDir,omitempty"` // the WASM runtime's compilation cache
+	Hardened     bool   `json:"hardened,omitempty"`     // run scripts with js.Hardened instead of js.Lean (Config.profile)
 }
 
 type moduleMsg struct {

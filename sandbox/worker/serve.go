@@ -88,6 +88,10 @@ func Serve(in io.Reader, out io.Writer) error {
 		return err
 	}
 	w.wasmCache = cfg.WasmCacheDir
+	w.memoryBytes = cfg.MemoryBytes
+	if !cfg.Hardened {
+		w.profile = js.Lean // the process contains the script (Config.profile)
+	}
 	if err := w.send(kindReady, nil); err != nil {
 		return err
 	}
@@ -96,9 +100,12 @@ func Serve(in io.Reader, out io.Writer) error {
 
 // server is the worker's state: at most one run at a time.
 type server struct {
-	in    *bufio.Reader
-	cache *js.Cache
-	tools []string
+	in      *bufio.Reader
+	cache   *js.Cache
+	tools   []string
+	profile js.Profile // js.Lean unless the pool asked for js.Hardened
+
+	memoryBytes int64 // the data limit (configMsg.MemoryBytes); 0: none
 
 	mu     sync.Mutex // guards out, run, job
 	out    *bufio.Writer
@@ -322,14 +329,14 @@ func (w *server) runScript(ctx context.Context, run *remoteRun, m *runMsg) {
 	defer run.cancel()
 	abandonedBefore := js.Abandoned()
 	setCPULimit(cmp.Or(m.Limits.Timeout, js.DefaultTimeout))
-	opt := js.Options{Limits: m.Limits, Input: m.Input, Tools: w.tools, Host: remoteHost{w, run, turnBudget(m.Limits)}}
+	opt := js.Options{Limits: m.Limits, Profile: w.profile, Input: m.Input, Tools: w.tools, Host: remoteHost{w, run, turnBudget(m.Limits)}}
 	if m.Logs {
 		opt.OnLog = func(l js.Log) { _ = w.send(kindLog, l) }
 	}
 	res := js.RunJob(ctx, w.cache, js.Job{Code: m.Code, MaxCodeBytes: m.MaxCodeBytes, Options: opt})
 	done := doneMsg{Value: res.Value, Logs: res.Logs, LogsTruncated: res.LogsTruncated, Err: toErrMsg(res.Err),
 		ToolCalls: res.ToolCalls, LateCalls: res.LateCalls, TypeScript: res.TypeScript,
-		Retire: js.Abandoned() > abandonedBefore}
+		Retire: js.Abandoned() > abandonedBefore || w.nearDataLimit()}
 	w.mu.Lock()
 	w.run, w.job = nil, nil
 	for _, rel := range run.releases {
@@ -338,6 +345,22 @@ func (w *server) runScript(ctx context.Context, run *remoteRun, m *runMsg) {
 	_ = w.sendLocked(kindDone, done)
 	w.mu.Unlock()
 	giveBackMemory()
+}
+
+// nearDataLimit reports that the Go runtime has mapped half the worker's
+// data limit or more. It never unmaps its heap, and RLIMIT_DATA counts the
+// mappings, not what is resident: after a run that came near the limit (a
+// lean run's builtin building hundreds of megabytes, ended by the heap
+// watchdog) the next small one could fail to map a page — the collector
+// then faults — and be reported as out of memory. Such a worker retires
+// after answering; the pool replaces it off the run's path.
+func (w *server) nearDataLimit() bool {
+	if w.memoryBytes <= 0 {
+		return false
+	}
+	sample := []metrics.Sample{{Name: "/memory/classes/total:bytes"}}
+	metrics.Read(sample)
+	return int64(sample[0].Value.Uint64()) >= w.memoryBytes/2
 }
 
 // giveBackMemory returns a heavy run's memory to the OS once it has
