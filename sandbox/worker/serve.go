@@ -334,6 +334,16 @@ func (w *server) runScript(ctx context.Context, run *remoteRun, m *runMsg) {
 		opt.OnLog = func(l js.Log) { _ = w.send(kindLog, l) }
 	}
 	res := js.RunJob(ctx, w.cache, js.Job{Code: m.Code, MaxCodeBytes: m.MaxCodeBytes, Options: opt})
+	if mapped := mappedBytes(); w.memoryBytes > 0 && mapped > w.memoryBytes && (res.Err == nil || res.Err.Code != js.CodeMemoryLimit) {
+		// RLIMIT_DATA should have refused this: measured, the kernel let a
+		// lean worker map 1 GB under a 512 MiB limit now and then (after
+		// some deep recursions in the same process; the cause is not
+		// found). The run does not get to keep what it made past the limit;
+		// the worker retires (nearDataLimit).
+		res = &js.Result{Logs: res.Logs, LogsTruncated: res.LogsTruncated, ToolCalls: res.ToolCalls, LateCalls: res.LateCalls,
+			TypeScript: res.TypeScript, Err: &js.Error{Code: js.CodeMemoryLimit, Message: fmt.Sprintf(
+				"the script made its worker process map %d MiB, over its limit of %d MiB", mapped>>20, w.memoryBytes>>20)}}
+	}
 	done := doneMsg{Value: res.Value, Logs: res.Logs, LogsTruncated: res.LogsTruncated, Err: toErrMsg(res.Err),
 		ToolCalls: res.ToolCalls, LateCalls: res.LateCalls, TypeScript: res.TypeScript,
 		Retire: js.Abandoned() > abandonedBefore || w.nearDataLimit()}
@@ -358,9 +368,15 @@ func (w *server) nearDataLimit() bool {
 	if w.memoryBytes <= 0 {
 		return false
 	}
+	return mappedBytes() >= w.memoryBytes/2
+}
+
+// mappedBytes is the memory Go's runtime has mapped read-write: what
+// RLIMIT_DATA counts of it, and never less (it does not unmap its heap).
+func mappedBytes() int64 {
 	sample := []metrics.Sample{{Name: "/memory/classes/total:bytes"}}
 	metrics.Read(sample)
-	return int64(sample[0].Value.Uint64()) >= w.memoryBytes/2
+	return int64(sample[0].Value.Uint64())
 }
 
 // giveBackMemory returns a heavy run's memory to the OS once it has
