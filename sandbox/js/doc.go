@@ -13,6 +13,13 @@
 // end a run with an error the script cannot catch. Builtins that goja's
 // interrupt cannot reach are guarded by size before they run.
 //
+// The memory budget is kept by one watchdog that reads the process's Go
+// heap. While runs are going it sets Go's soft memory limit
+// (runtime/debug.SetMemoryLimit) near the heap plus their budgets, so that
+// collections, and so its readings, keep up; it never sets it above a
+// limit the program had (GOMEMLIMIT or its own), keeps one the program
+// sets meanwhile, and gives the program's back when the last run ends.
+//
 // The package is a leaf: it imports nothing of codemode's engine, which
 // implements Host to send every script call down its one call path.
 package js
