@@ -78,7 +78,10 @@ func adoptProc(cfg Config, sp *spawn.Process) (*proc, error) {
 		_, _ = io.Copy(w.stderr, sp.Stderr)
 		sp.Stderr.Close()
 	}()
-	go w.read(bufio.NewReaderSize(sp.Stdout, 64<<10), stderrDone)
+	// During a run the worker's next frame (a turn of calls, its answer) is
+	// due soon after the last: spin for it (spinReader).
+	in := newSpinReader(sp.Stdout, func() bool { return w.turns.Load() != nil })
+	go w.read(bufio.NewReaderSize(in, 64<<10), stderrDone)
 	if err := w.send(kindConfig, configMsg{MemoryBytes: cfg.MemoryBytes, StackBytes: cfg.StackBytes, WasmCacheDir: cfg.WasmCacheDir}); err != nil {
 		w.kill()
 		return nil, err

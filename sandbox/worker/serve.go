@@ -12,6 +12,7 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 	"sync"
+	"sync/atomic"
 
 	"github.com/codemode-dev/codemode/sandbox/js"
 	"github.com/codemode-dev/codemode/sandbox/wasm"
@@ -30,7 +31,7 @@ func Main() {
 		return
 	}
 	closeInherited()
-	if err := Serve(os.Stdin, os.Stdout); err != nil {
+	if err := Serve(pollable(os.Stdin), os.Stdout); err != nil {
 		os.Exit(3)
 	}
 	os.Exit(0)
@@ -40,7 +41,13 @@ func Main() {
 // sends first, then runs one script at a time until in ends. Main calls it;
 // tests may call it on pipes of their own.
 func Serve(in io.Reader, out io.Writer) error {
-	w := &server{in: bufio.NewReaderSize(in, 64<<10), out: bufio.NewWriterSize(out, 64<<10), cache: js.NewCache(64)}
+	w := &server{out: bufio.NewWriterSize(out, 64<<10), cache: js.NewCache(64)}
+	if f, ok := in.(*os.File); ok {
+		// While a script runs, its calls' settlements are due within
+		// microseconds of each other: spin for them (spinReader).
+		in = newSpinReader(f, func() bool { return w.live.Load() })
+	}
+	w.in = bufio.NewReaderSize(in, 64<<10)
 	kind, body, err := readFrame(w.in, 1<<30)
 	if err != nil {
 		return err
@@ -68,11 +75,18 @@ type server struct {
 	cache *js.Cache
 	tools []string
 
-	mu     sync.Mutex // guards out, run, job
+	live atomic.Bool // a script runs: its calls' settlements are due soon
+
+	mu  sync.Mutex         // guards run, job; taken before wmu
+	run *remoteRun         // the script running, if any
+	job context.CancelFunc // ends the script or WASM call running, if any
+
+	// wmu guards out and broken, apart from mu: a turn's calls are written
+	// without holding up the reader, which may be settling the previous
+	// turn's calls meanwhile.
+	wmu    sync.Mutex
 	out    *bufio.Writer
-	run    *remoteRun         // the script running, if any
-	job    context.CancelFunc // ends the script or WASM call running, if any
-	broken error              // the host stopped reading: nothing more can be said
+	broken error // the host stopped reading: nothing more can be said
 
 	wasmCache string
 	rt        *wasm.Runtime           // made at the first module
@@ -88,12 +102,8 @@ type remoteRun struct {
 }
 
 func (w *server) send(kind byte, payload any) error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.sendLocked(kind, payload)
-}
-
-func (w *server) sendLocked(kind byte, payload any) error {
+	w.wmu.Lock()
+	defer w.wmu.Unlock()
 	if w.broken != nil {
 		return w.broken
 	}
@@ -130,6 +140,7 @@ func (w *server) serve() error {
 			w.mu.Lock()
 			w.run, w.job = run, cancel
 			w.mu.Unlock()
+			w.live.Store(true)
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -244,7 +255,7 @@ func (w *server) callModule(ctx context.Context, cancel context.CancelFunc, mod 
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.job = nil
-	_ = w.sendLocked(kindWasmDone, body)
+	_ = w.send(kindWasmDone, body)
 }
 
 // wasmErr is a wasm.Error on the wire.
@@ -300,10 +311,11 @@ func (w *server) runScript(ctx context.Context, run *remoteRun, m *runMsg) {
 		Retire: js.Abandoned() > abandonedBefore}
 	w.mu.Lock()
 	w.run, w.job = nil, nil
+	w.live.Store(false)
 	for _, rel := range run.releases {
 		rel()
 	}
-	_ = w.sendLocked(kindDone, done)
+	_ = w.send(kindDone, done)
 	w.mu.Unlock()
 	giveBackMemory()
 }
@@ -332,12 +344,14 @@ type remoteHost struct {
 func (h remoteHost) Start(calls []*js.Call) {
 	msgs := make([]callMsg, len(calls))
 	h.w.mu.Lock()
-	defer h.w.mu.Unlock()
 	for i, c := range calls {
 		h.run.calls[c.Index] = c
 		msgs[i] = callMsg{Index: c.Index, Tool: c.Tool, Args: c.Args, Line: c.Line, Column: c.Column}
 	}
-	if h.w.sendLocked(kindCalls, appendCalls(nil, msgs)) != nil {
+	h.w.mu.Unlock()
+	// One frame for the turn, written outside mu: a settlement that comes
+	// back before the write returns finds its call.
+	if h.w.send(kindCalls, appendCalls(nil, msgs)) != nil {
 		// The host is gone: end the run rather than wait for answers.
 		for _, c := range calls {
 			c.Abort(&js.Error{Code: js.CodeCanceled, Message: "the host stopped listening to the worker"})
