@@ -61,6 +61,50 @@ func TestSpinReaderReadsAsTheFile(t *testing.T) {
 	}
 }
 
+// TestSpinReaderOnlyForPolledFiles: a file the runtime does not poll (a
+// regular file here, as a worker's inherited blocking stdin would be) is
+// read as it is.
+func TestSpinReaderOnlyForPolledFiles(t *testing.T) {
+	f, err := os.CreateTemp(t.TempDir(), "plain")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if r := newSpinReader(f, func() bool { return true }); r != io.Reader(f) {
+		t.Errorf("newSpinReader wrapped a regular file: %T", r)
+	}
+}
+
+// TestPollableStdin: a worker inherits its stdin in blocking mode, which
+// the runtime does not poll; pollable makes it a file the spinning reader
+// takes, and which reads the same.
+func TestPollableStdin(t *testing.T) {
+	var fds [2]int
+	if err := syscall.Pipe(fds[:]); err != nil {
+		t.Fatal(err)
+	}
+	in, w := os.NewFile(uintptr(fds[0]), "stdin"), os.NewFile(uintptr(fds[1]), "w")
+	defer w.Close()
+	if r := newSpinReader(in, nil); r != io.Reader(in) {
+		t.Fatalf("a blocking pipe was taken as polled: %T", r)
+	}
+	polled := pollable(in)
+	defer runtime.KeepAlive(in) // its finalizer would close the descriptor they share
+	defer polled.Close()
+	r := newSpinReader(polled, func() bool { return true })
+	if _, ok := r.(*spinReader); !ok {
+		t.Fatalf("pollable(stdin) is not polled: %T", r)
+	}
+	go func() {
+		time.Sleep(10 * time.Millisecond)
+		w.Write([]byte("frame"))
+	}()
+	buf := make([]byte, 16)
+	if n, err := r.Read(buf); err != nil || string(buf[:n]) != "frame" {
+		t.Errorf("Read = %q, %v", buf[:n], err)
+	}
+}
+
 // TestSpinReaderWaitsWithoutCPU: a reader waiting for a frame that does not
 // come spins at most spinFor, then parks; with nothing to read for 300 ms
 // the process uses next to no CPU.

@@ -24,24 +24,17 @@ type spinReader struct {
 }
 
 // newSpinReader wraps f when the runtime polls it (a pipe made by os.Pipe,
-// or a descriptor in non-blocking mode); otherwise it returns f as it is.
+// or a descriptor opened in non-blocking mode), which is what a read
+// deadline needs; otherwise it returns f as it is.
 func newSpinReader(f *os.File, spin func() bool) io.Reader {
+	if f.SetReadDeadline(time.Time{}) != nil {
+		return f
+	}
 	rc, err := f.SyscallConn()
-	if err != nil || !nonBlocking(rc) {
+	if err != nil {
 		return f
 	}
 	return &spinReader{f: f, rc: rc, spin: spin}
-}
-
-func nonBlocking(rc syscall.RawConn) bool {
-	var flags uintptr
-	var errno syscall.Errno
-	if err := rc.Control(func(fd uintptr) {
-		flags, _, errno = syscall.Syscall(syscall.SYS_FCNTL, fd, syscall.F_GETFL, 0)
-	}); err != nil || errno != 0 {
-		return false
-	}
-	return flags&syscall.O_NONBLOCK != 0
 }
 
 func (r *spinReader) Read(p []byte) (int, error) {
@@ -93,7 +86,9 @@ func (r *spinReader) Read(p []byte) (int, error) {
 // descriptor the runtime polls, so that spinReader can spin on it and the
 // goroutine reading it parks instead of holding a thread in read: a
 // settlement it passes to the script's event loop then runs on the same
-// thread. It returns f unchanged if that fails.
+// thread. The new file shares f's descriptor, so f must stay reachable
+// (os.Stdin does), or its finalizer closes it. It returns f unchanged if
+// that fails.
 func pollable(f *os.File) *os.File {
 	fd := int(f.Fd())
 	if err := syscall.SetNonblock(fd, true); err != nil {
