@@ -12,7 +12,6 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 	"sync"
-	"sync/atomic"
 
 	"github.com/codemode-dev/codemode/sandbox/js"
 	"github.com/codemode-dev/codemode/sandbox/wasm"
@@ -41,13 +40,10 @@ func Main() {
 // sends first, then runs one script at a time until in ends. Main calls it;
 // tests may call it on pipes of their own.
 func Serve(in io.Reader, out io.Writer) error {
-	w := &server{out: bufio.NewWriterSize(out, 64<<10), cache: js.NewCache(64)}
+	w := &server{in: bufio.NewReaderSize(in, 64<<10), out: bufio.NewWriterSize(out, 64<<10), cache: js.NewCache(64)}
 	if f, ok := in.(*os.File); ok {
-		// While a script runs, its calls' settlements are due within
-		// microseconds of each other: spin for them (spinReader).
-		in = newSpinReader(f, func() bool { return w.live.Load() })
+		w.ready = newReadyWaiter(f)
 	}
-	w.in = bufio.NewReaderSize(in, 64<<10)
 	kind, body, err := readFrame(w.in, 1<<30)
 	if err != nil {
 		return err
@@ -75,7 +71,7 @@ type server struct {
 	cache *js.Cache
 	tools []string
 
-	live atomic.Bool // a script runs: its calls' settlements are due soon
+	ready *readyWaiter // waits for stdin to have a frame (js.Idler); nil: not polled
 
 	mu  sync.Mutex         // guards run, job; taken before wmu
 	run *remoteRun         // the script running, if any
@@ -140,7 +136,6 @@ func (w *server) serve() error {
 			w.mu.Lock()
 			w.run, w.job = run, cancel
 			w.mu.Unlock()
-			w.live.Store(true)
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -311,7 +306,6 @@ func (w *server) runScript(ctx context.Context, run *remoteRun, m *runMsg) {
 		Retire: js.Abandoned() > abandonedBefore}
 	w.mu.Lock()
 	w.run, w.job = nil, nil
-	w.live.Store(false)
 	for _, rel := range run.releases {
 		rel()
 	}
@@ -335,7 +329,8 @@ func giveBackMemory() {
 // run.
 const heavyRunBytes = 64 << 20
 
-// remoteHost hands a turn's calls to the host process.
+// remoteHost hands a turn's calls to the host process, and waits for their
+// settlements as a js.Idler.
 type remoteHost struct {
 	w   *server
 	run *remoteRun
@@ -358,3 +353,7 @@ func (h remoteHost) Start(calls []*js.Call) {
 		}
 	}
 }
+
+// Idle implements js.Idler: the script has nothing to do until a
+// settlement comes (readyWaiter).
+func (h remoteHost) Idle() { h.w.ready.wait() }

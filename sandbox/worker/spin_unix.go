@@ -12,8 +12,8 @@ import (
 
 // spinReader reads a pipe that the Go runtime polls, spinning a little
 // before it parks: when a read would block and spin allows it, it tries
-// again without blocking, yielding the processor between tries, for up to
-// spinFor. A frame that comes within that time is read by a goroutine that
+// again without blocking, for up to spinFor (yielding the processor between
+// tries if it is the only one). A frame that comes within that time is read by a goroutine that
 // is already running, instead of one the runtime must wake up on another
 // thread. Outside spinning it reads as the file would.
 type spinReader struct {
@@ -45,6 +45,7 @@ func (r *spinReader) Read(p []byte) (int, error) {
 	var rerr error
 	err := r.rc.Read(func(fd uintptr) bool {
 		var start time.Time
+		var alone bool
 		for {
 			n, rerr = syscall.Read(int(fd), p)
 			switch rerr {
@@ -63,11 +64,18 @@ func (r *spinReader) Read(p []byte) (int, error) {
 				}
 				defer spinners.leave()
 				start = time.Now()
+				alone = runtime.GOMAXPROCS(0) == 1
 			} else if time.Since(start) > spinFor {
 				r.policy.miss()
 				return false
 			}
-			runtime.Gosched()
+			if alone {
+				// The goroutine that the frame read last readied (the
+				// run's, at its end) runs on this processor or nowhere.
+				// With more, it is taken by another one (and a yield would
+				// wake an idle processor at every try).
+				runtime.Gosched()
+			}
 		}
 	})
 	if err != nil {
@@ -83,12 +91,12 @@ func (r *spinReader) Read(p []byte) (int, error) {
 }
 
 // pollable makes a worker's stdin, which it inherits in blocking mode, a
-// descriptor the runtime polls, so that spinReader can spin on it and the
-// goroutine reading it parks instead of holding a thread in read: a
-// settlement it passes to the script's event loop then runs on the same
-// thread. The new file shares f's descriptor, so f must stay reachable
-// (os.Stdin does), or its finalizer closes it. It returns f unchanged if
-// that fails.
+// descriptor the runtime polls: the goroutine reading it then parks instead
+// of holding a thread in read, so that a settlement it passes to the
+// script's event loop runs on the same thread, and the loop can wait for
+// the next one (readyWaiter). The new file shares f's descriptor, so f must
+// stay reachable (os.Stdin does), or its finalizer closes it. It returns f
+// unchanged if that fails.
 func pollable(f *os.File) *os.File {
 	fd := int(f.Fd())
 	if err := syscall.SetNonblock(fd, true); err != nil {
