@@ -99,7 +99,7 @@ type pendingApproval struct {
 // or already were (prepare).
 func (e *Engine) gate(c *call, skipValidation bool) (pendingApproval, bool) {
 	t, ok := e.tools[c.tool]
-	if !ok || !e.gated(&t.Tool) {
+	if !ok || !e.gated(&t.Tool) || c.notJSON { // a call that fails anyway is not worth a person's time
 		return pendingApproval{}, false
 	}
 	if !skipValidation {

@@ -20,6 +20,9 @@ type call struct {
 	// approval holds a decision made ahead of time for a set of calls (a
 	// batch, a model step). nil means: decide here, if the policy gates it.
 	approval *approval
+	// notJSON marks a script's call whose arguments were not JSON (args
+	// then shows them as a string, shownArgs): it fails before the lookup.
+	notJSON bool
 }
 
 // outcome is what a call produced.
@@ -113,6 +116,9 @@ func (r *run) invokeWait(ctx context.Context, c *call) outcome {
 func (r *run) prepare(ctx context.Context, c *call) (*registered, json.RawMessage, *Error) {
 	if err := ctx.Err(); err != nil {
 		return nil, nil, causeOf(ctx)
+	}
+	if c.notJSON {
+		return nil, nil, Errorf(CodeInvalidArgs, "the arguments of the call of %s are not JSON", quote(c.tool))
 	}
 	t, err := r.eng.lookup(c.tool)
 	if err != nil {

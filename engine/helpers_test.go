@@ -13,14 +13,12 @@ import (
 
 	"github.com/codemode-dev/codemode/bindings"
 	"github.com/codemode-dev/codemode/engine"
-	"github.com/codemode-dev/codemode/sandbox/worker"
 	"go.uber.org/goleak"
 )
 
 // TestMain checks for leaked goroutines; the binary is also its own worker
 // process for the tests and benchmarks of the worker runner.
 func TestMain(m *testing.M) {
-	worker.Main()
 	goleak.VerifyTestMain(m)
 }
 

@@ -2,15 +2,19 @@ package engine_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/metrics"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/codemode-dev/codemode/engine"
+	"github.com/codemode-dev/codemode/sandbox/js"
 	"github.com/codemode-dev/codemode/sandbox/worker"
 )
 
@@ -22,6 +26,17 @@ import (
 //	// within: DURATION    (default: timeout + 5s, generous for a noisy machine)
 //	// runner: worker      (only in worker processes: in process it would
 //	//                      take the test binary down)
+//
+// Workers run scripts with the lean profile (js.Lean: goja's builtins
+// unwrapped; the worker's process limits contain what the in-process
+// guards stop early). A case whose outcome must differ there says so, and
+// why, with lines that hold only in workers running it (not under the
+// race detector, whose workers have no data limit and stay hardened):
+//
+//	// worker expect: CODE | success
+//	// worker timeout: DURATION
+//	// worker within: DURATION
+//	// worker why: REASON  (required with any other worker line)
 //
 // Under the race detector both durations are scaled by raceSlowdown.
 //
@@ -39,17 +54,46 @@ type hostileCase struct {
 	workerOnly bool
 }
 
-func readHostile(t *testing.T, path string) hostileCase {
+// readHostile reads a case for the runner (see parseHostile).
+func readHostile(t *testing.T, path string, lean bool) hostileCase {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := hostileCase{code: string(b), timeout: 30 * time.Second, memory: 64 << 20}
-	for _, line := range strings.Split(c.code, "\n") {
+	c, err := parseHostile(string(b), lean)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return c
+}
+
+// parseHostile reads a case's header for the runner: in workers running
+// the lean profile, its worker lines replace the lines they name.
+func parseHostile(code string, lean bool) (hostileCase, error) {
+	c := hostileCase{code: code, timeout: 30 * time.Second, memory: 64 << 20}
+	var workerLines []string // keys of the worker lines, but why
+	why := ""
+	lines := strings.Split(c.code, "\n")
+	// The worker lines go last, so that they replace the others.
+	slices.SortStableFunc(lines, func(a, b string) int {
+		return cmpBool(strings.HasPrefix(a, "// worker "), strings.HasPrefix(b, "// worker "))
+	})
+	for _, line := range lines {
 		key, val, ok := strings.Cut(strings.TrimPrefix(line, "// "), ": ")
 		if !strings.HasPrefix(line, "// ") || !ok {
 			continue
+		}
+		if k, ok := strings.CutPrefix(key, "worker "); ok {
+			if k == "why" {
+				why = val
+				continue
+			}
+			workerLines = append(workerLines, k)
+			if !lean {
+				continue
+			}
+			key = k
 		}
 		switch key {
 		case "expect":
@@ -57,7 +101,7 @@ func readHostile(t *testing.T, path string) hostileCase {
 		case "timeout", "within":
 			d, err := time.ParseDuration(val)
 			if err != nil {
-				t.Fatalf("%s: %v", path, err)
+				return c, err
 			}
 			if key == "timeout" {
 				c.timeout = d
@@ -75,14 +119,59 @@ func readHostile(t *testing.T, path string) hostileCase {
 		}
 	}
 	if c.expect == "" {
-		t.Fatalf("%s: no '// expect:' line", path)
+		return c, errors.New("no '// expect:' line")
+	}
+	for _, k := range workerLines {
+		if k != "expect" && k != "timeout" && k != "within" {
+			return c, fmt.Errorf("'// worker %s:' is not a worker line (expect, timeout, within, why)", k)
+		}
+	}
+	if len(workerLines) > 0 && why == "" {
+		return c, fmt.Errorf("worker lines (%s) without '// worker why:'", strings.Join(workerLines, ", "))
 	}
 	if c.within == 0 {
 		c.within = c.timeout + 5*time.Second
 	}
 	c.timeout *= raceSlowdown
 	c.within *= raceSlowdown
-	return c
+	return c, nil
+}
+
+// TestParseHostile checks the header lines, the worker ones in particular:
+// they hold only in workers, and only with a reason.
+func TestParseHostile(t *testing.T) {
+	const head = "// expect: memory_limit\n// timeout: 2s\n"
+	for name, tc := range map[string]struct {
+		code    string
+		lean    bool
+		expect  string
+		timeout time.Duration
+		err     string
+	}{
+		"in process":         {head + "// worker expect: timeout\n// worker timeout: 1s\n// worker why: r\nx", false, "memory_limit", 2 * time.Second, ""},
+		"in workers":         {head + "// worker expect: timeout\n// worker timeout: 1s\n// worker why: r\nx", true, "timeout", time.Second, ""},
+		"worker lines first": {"// worker expect: success\n// worker why: r\n" + head, true, "success", 2 * time.Second, ""},
+		"no why":             {head + "// worker expect: timeout\n", true, "", 0, "without '// worker why:'"},
+		"no why in process":  {head + "// worker expect: timeout\n", false, "", 0, "without '// worker why:'"},
+		"unknown worker key": {head + "// worker memory: 1MiB\n// worker why: r\n", true, "", 0, "not a worker line"},
+		"no expect":          {"// worker expect: timeout\n// worker why: r\n", false, "", 0, "no '// expect:' line"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			c, err := parseHostile(tc.code, tc.lean)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Errorf("err = %v, want %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.expect != tc.expect || c.timeout != tc.timeout*raceSlowdown {
+				t.Errorf("expect %s, timeout %v; want %s, %v", c.expect, c.timeout, tc.expect, tc.timeout*raceSlowdown)
+			}
+		})
+	}
 }
 
 // TestHostileScripts runs every script of testdata/hostile, in process and
@@ -91,27 +180,32 @@ func readHostile(t *testing.T, path string) hostileCase {
 func TestHostileScripts(t *testing.T) {
 	t.Run("inprocess", func(t *testing.T) {
 		before := heapObjects()
-		runHostile(t, build(t, newFixture(t)), false)
+		runHostile(t, build(t, newFixture(t)), false, false)
 		runtime.GC()
 		if grown := heapObjects() - before; grown > 64<<20 {
 			t.Errorf("the heap grew by %d MiB over the suite", grown>>20)
 		}
 	})
 	t.Run("worker", func(t *testing.T) {
-		p := newWorkerPool(t, worker.Config{Warm: 1, MemoryBytes: 512 << 20})
-		runHostile(t, build(t, newFixture(t), func(b *engine.Builder) { b.WithScriptRunner(p) }), true)
+		// The stack cap is a quarter of the memory limit, as in the
+		// defaults (256 MiB of 1 GiB): a Go stack overflowing (its last
+		// copy needs 1.5 times the cap) ends on the cap, not on the memory
+		// limit.
+		p := newWorkerPool(t, worker.Config{Warm: 1, MemoryBytes: 512 << 20, StackBytes: 128 << 20})
+		runHostile(t, build(t, newFixture(t), func(b *engine.Builder) { b.WithScriptRunner(p) }), true, p.Profile() == js.Lean)
 	})
 }
 
-// runHostile runs the corpus through one engine.
-func runHostile(t *testing.T, e *engine.Engine, inWorkers bool) {
+// runHostile runs the corpus through one engine; lean says its runs have
+// the lean profile (js.Lean: the worker lines of the cases hold).
+func runHostile(t *testing.T, e *engine.Engine, inWorkers, lean bool) {
 	files, err := filepath.Glob("../testdata/hostile/*.js")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no hostile scripts: %v", err)
 	}
 	for _, path := range files {
 		t.Run(strings.TrimSuffix(filepath.Base(path), ".js"), func(t *testing.T) {
-			c := readHostile(t, path)
+			c := readHostile(t, path, lean)
 			if c.workerOnly && !inWorkers {
 				t.Skip("runs only in worker processes")
 			}
@@ -150,4 +244,15 @@ func heapObjects() int64 {
 	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 	metrics.Read(s)
 	return int64(s[0].Value.Uint64())
+}
+
+// cmpBool orders false before true.
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
 }

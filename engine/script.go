@@ -194,6 +194,15 @@ func (r *run) execute(ctx context.Context, req *ExecuteRequest, parentID, idPref
 		res.Warnings = append(res.Warnings, fmt.Sprintf(
 			"%d tool calls were made after the script had returned and were not run; await every call", out.LateCalls))
 	}
+	if out.Err == nil && !json.Valid(out.Value) {
+		// A ScriptRunner's promise broken (js.Result.Value is JSON, or
+		// nothing for undefined): the answer stays JSON.
+		if len(out.Value) == 0 {
+			out.Value = json.RawMessage("null")
+		} else {
+			out.Err = &js.Error{Code: js.CodeRuntimeError, Message: "the script runner returned a result that is not JSON"}
+		}
+	}
 	if out.Err != nil {
 		res.Error = fromSandbox(out.Err)
 	} else {

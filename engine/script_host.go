@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"strconv"
 	"sync"
 	"time"
@@ -48,7 +49,7 @@ func (h *scriptHost) Start(calls []*js.Call) {
 		}
 		h.calls[c.Index] = c
 		// The tool's name as the script wrote it, cut: the call itself looks up the whole name.
-		h.records[c.Index] = CallRecord{Index: c.Index, Tool: clip(c.Tool, maxQuoteChars), Args: c.Args, Line: c.Line, Column: c.Column}
+		h.records[c.Index] = CallRecord{Index: c.Index, Tool: clip(c.Tool, maxQuoteChars), Args: shownArgs(c.Args), Line: c.Line, Column: c.Column}
 	}
 	h.wg.Add(len(calls))
 	alone := len(calls) == 1 && h.running == 0
@@ -60,7 +61,7 @@ func (h *scriptHost) Start(calls []*js.Call) {
 	var gated []int
 	cs := make([]*call, len(calls))
 	for i, c := range calls {
-		cs[i] = &call{id: h.idPrefix + strconv.Itoa(c.Index), parentID: h.parentID, tool: c.Tool, args: c.Args}
+		cs[i] = &call{id: h.idPrefix + strconv.Itoa(c.Index), parentID: h.parentID, tool: c.Tool, args: shownArgs(c.Args), notJSON: !json.Valid(c.Args)}
 		p, ok := e.gate(cs[i], false)
 		switch {
 		case ok:
@@ -83,6 +84,19 @@ func (h *scriptHost) Start(calls []*js.Call) {
 			h.dispatch(calls[i], cs[i])
 		}
 	}()
+}
+
+// shownArgs is a call's arguments as the trace and the events show them:
+// as they are when they are JSON, as JSON.stringify makes them; else, from
+// a ScriptRunner that broke that promise, the text as a JSON string, cut to
+// the bounds of a quoted name. Every answer stays JSON whatever a runner
+// sends, and such a call fails invalid_args (call.notJSON).
+func shownArgs(args json.RawMessage) json.RawMessage {
+	if json.Valid(args) {
+		return args
+	}
+	s, _ := json.Marshal(clip(string(args), maxQuoteChars))
+	return s
 }
 
 // dispatch runs one call on a goroutine of its own once a concurrency slot

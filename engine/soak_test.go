@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/codemode-dev/codemode/engine"
+	"github.com/codemode-dev/codemode/sandbox/js"
 	"github.com/codemode-dev/codemode/sandbox/worker"
 )
 
@@ -25,7 +26,7 @@ func TestSoak(t *testing.T) {
 	if testing.Short() || raceSlowdown > 1 {
 		t.Skip("a 30 s soak; not under -short or the race detector")
 	}
-	pool := newWorkerPool(t, worker.Config{Warm: 2, MemoryBytes: 512 << 20})
+	pool := newWorkerPool(t, worker.Config{Warm: 2, MemoryBytes: 512 << 20, StackBytes: 128 << 20})
 	engines := map[string]*engine.Engine{
 		"inprocess": build(t, newFixture(t)),
 		"worker":    build(t, newFixture(t), func(b *engine.Builder) { b.WithScriptRunner(pool) }),
@@ -38,7 +39,7 @@ func TestSoak(t *testing.T) {
 	goroutines, heap, rss := runtime.NumGoroutine(), heapObjects(), residentBytes(t)
 
 	for name, e := range engines {
-		t.Run("hostile/"+name, func(t *testing.T) { runHostile(t, e, name == "worker") })
+		t.Run("hostile/"+name, func(t *testing.T) { runHostile(t, e, name == "worker", name == "worker" && pool.Profile() == js.Lean) })
 	}
 
 	ordinary := []struct{ code, want string }{

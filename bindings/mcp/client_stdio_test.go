@@ -122,15 +122,22 @@ func TestHostileUpstreamThatExitsMidCall(t *testing.T) {
 	}
 }
 
+// The short timeout applies to the hanging call alone: the server's
+// timeout also bounds its start and the pid calls, which a busy machine can
+// keep past 300 ms (starting a Go binary there took longer: "cannot list
+// tools: context deadline exceeded").
 func TestHostileUpstreamThatHangsTimesOut(t *testing.T) {
-	_, eng := stdioUpstream(t, engine.MCPServer{Timeout: engine.Duration(300 * time.Millisecond)}, Options{})
+	up, eng := stdioUpstream(t, engine.MCPServer{}, Options{})
 	pid := pidOf(t, eng)
+	long := up.cfg.Timeout
+	up.cfg.Timeout = engine.Duration(300 * time.Millisecond) // no call is under way
 	start := time.Now()
 	_, err := eng.Call(context.Background(), "up.hang", json.RawMessage(`{}`))
 	wantToolError(t, err, engine.CodeTimeout, "did not answer within 300ms")
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("the timeout took %v", d)
 	}
+	up.cfg.Timeout = long
 	if again := pidOf(t, eng); again != pid {
 		t.Errorf("a timeout restarted the server (%d, then %d); it should only cancel the call", pid, again)
 	}

@@ -10,14 +10,12 @@ import (
 	"testing"
 
 	"github.com/codemode-dev/codemode/engine"
-	"github.com/codemode-dev/codemode/sandbox/worker"
 	"go.uber.org/goleak"
 )
 
 // TestMain checks for leaks; the binary is also the worker process of the
 // tests that run tools in workers.
 func TestMain(m *testing.M) {
-	worker.Main()
 	goleak.VerifyTestMain(m)
 }
 

@@ -91,8 +91,17 @@ func runJob(j job, args []string, stdin io.Reader, stdout, stderr io.Writer) int
 	if err != nil {
 		return fail(stderr, exitUsage, "%s: %v", j.cmd, message(err))
 	}
-	res, _ := json.MarshalIndent(out.result, "", "  ")
-	fmt.Fprintf(stdout, "%s\n", res)
+	// An answer that cannot be written is a failure, said on stderr: an
+	// empty line and exit 0 would read as a run that printed nothing.
+	answered := true
+	res, err := json.MarshalIndent(out.result, "", "  ")
+	if err == nil {
+		_, err = fmt.Fprintf(stdout, "%s\n", res)
+	}
+	if err != nil {
+		answered = false
+		fail(stderr, exitFailed, "%s: the result could not be written: %v", j.cmd, err)
+	}
 	// Only then the names: they come from the definitions, which the engine
 	// makes on first use (execute_code's description declares every tool).
 	if len(out.unknown) > 0 {
@@ -103,7 +112,7 @@ func runJob(j job, args []string, stdin io.Reader, stdout, stderr io.Writer) int
 	if hint := o.timeout.secondsHint(); hint != "" && out.timedOut {
 		fmt.Fprintf(stderr, "codemode: %s\n", hint)
 	}
-	if !s.save(j.cmd, stderr) || !out.ok {
+	if !s.save(j.cmd, stderr) || !out.ok || !answered {
 		return exitFailed
 	}
 	return exitOK

@@ -15,7 +15,6 @@ import (
 
 	"github.com/codemode-dev/codemode/cmd/codemode/internal/prestart"
 	"github.com/codemode-dev/codemode/internal/suggest"
-	"github.com/codemode-dev/codemode/sandbox/worker"
 )
 
 // usage is what "codemode help" prints.
@@ -52,7 +51,6 @@ Examples:
 }
 
 func main() {
-	worker.Main() // a worker process of --runner worker never returns from here
 	code := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	prestart.Discard() // the worker started for run at init, if the command did not use it
 	os.Exit(code)

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"maps"
 	"math"
 	"os"
@@ -649,4 +651,21 @@ func compact(t *testing.T, raw json.RawMessage) string {
 	}
 	out, _ := json.Marshal(v)
 	return string(out)
+}
+
+// brokenStdout fails every write, as a closed pipe or a full disk does.
+type brokenStdout struct{}
+
+func (brokenStdout) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
+
+// TestRunThatCannotWriteItsAnswerFails: a result that does not reach
+// stdout is a failure said on stderr, never an exit 0.
+func TestRunThatCannotWriteItsAnswerFails(t *testing.T) {
+	for _, cmd := range []struct{ name, input string }{{"run", "return 1"}, {"batch", `{"operations": [{"tool": "getBoardState", "args": {}}]}`}} {
+		var errb bytes.Buffer
+		code := run([]string{cmd.name, "-"}, strings.NewReader(cmd.input), brokenStdout{}, &errb)
+		if code != exitFailed || !strings.Contains(errb.String(), "the result could not be written: no space left on device") {
+			t.Errorf("%s: exit %d, stderr %q; want %d and why", cmd.name, code, errb.String(), exitFailed)
+		}
+	}
 }

@@ -9,7 +9,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/codemode-dev/codemode/sandbox/worker"
 	"github.com/codemode-dev/codemode/tools/wasm/wasmbuild"
 )
 
@@ -30,7 +29,6 @@ var exampleTools = sync.OnceValues(func() (string, error) {
 var exampleToolsDir atomic.Pointer[string]
 
 func TestMain(m *testing.M) {
-	worker.Main() // the CLI's default --runner worker starts this binary as its worker
 	code := m.Run()
 	// What the tests built, if they built it (asking exampleTools here
 	// would build the tools after the tests that did not need them).

@@ -37,24 +37,26 @@ type Weather struct {
 }
 
 func main() {
-	worker.Main() // first thing: a worker process is this program started again, and never returns from here
 	if err := run(context.Background(), os.Stdout); err != nil {
 		log.Fatal(err)
 	}
 }
 
 func run(ctx context.Context, w io.Writer) error {
-	weather := bindings.MustFunc("weather", "Current temperature in a city.",
-		func(ctx context.Context, in WeatherArgs) (Weather, error) {
-			return Weather{City: in.City, Celsius: 21.5}, nil
-		}, bindings.ReadOnly())
-
-	// Scripts run in worker processes: copies of this program under OS limits.
+	// Scripts a model writes run in worker processes: copies of this program
+	// under OS limits, so a script that crashes its process is that run's
+	// error. Importing sandbox/worker is all it takes: its init serves in a
+	// process started as a worker, before this program's main could run.
 	pool, err := worker.New(worker.Config{})
 	if err != nil {
 		return err
 	}
 	defer pool.Close()
+
+	weather := bindings.MustFunc("weather", "Current temperature in a city.",
+		func(ctx context.Context, in WeatherArgs) (Weather, error) {
+			return Weather{City: in.City, Celsius: 21.5}, nil
+		}, bindings.ReadOnly())
 
 	// Build once; the engine is immutable and safe for concurrent use.
 	eng, err := engine.NewBuilder().

@@ -5,16 +5,8 @@ import (
 	"context"
 	"testing"
 
-	"github.com/codemode-dev/codemode/sandbox/worker"
 	"github.com/google/go-cmp/cmp"
 )
-
-// TestMain lets the test binary be its own worker process, as main does for
-// the program.
-func TestMain(m *testing.M) {
-	worker.Main()
-	m.Run()
-}
 
 // TestRun checks what the program prints, which README.md shows.
 func TestRun(t *testing.T) {

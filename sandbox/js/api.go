@@ -164,9 +164,43 @@ type Log struct {
 	Message string `json:"message"`
 }
 
+// Profile is how much of the sandbox a run builds into its fresh runtime.
+// Both profiles make the same deliberate removals from the language (see
+// removedGlobals and removals.js: docs/code-mode.md lists them with their
+// reasons), stop the script at its deadline, cap the call stack, watch the
+// heap, and bind tools, input and console identically: a script gives a
+// host the same tool arguments under either.
+type Profile uint8
+
+const (
+	// Hardened is for runs nothing but the sandbox contains: in process.
+	// Every builtin runs behind a Go wrapper with size, depth and callback
+	// guards, and prelude.js rebuilds join, toLocaleString, bind and JSON,
+	// because goja's interrupt does not reach inside builtins and one of
+	// them can take the whole process down. About half of a short run's
+	// cost, and it changes some of JavaScript's meaning (docs/code-mode.md).
+	Hardened Profile = iota
+	// Lean is for runs a process contains: a worker (sandbox/worker) whose
+	// memory, CPU time and wall time the OS and its pool bound, and which is
+	// replaced when a script kills or freezes it. The builtins are goja's
+	// own, unwrapped. Never use it where a runaway builtin would take down
+	// a process that matters.
+	Lean
+)
+
+func (p Profile) String() string {
+	if p == Lean {
+		return "lean"
+	}
+	return "hardened"
+}
+
 // Options configure one run.
 type Options struct {
 	Limits Limits
+	// Profile is how the run's runtime is built; the zero value is
+	// Hardened, which an in-process run needs.
+	Profile Profile
 	// Input is the value of the global `input` (JSON; null when empty).
 	Input json.RawMessage
 	// Tools are the names bound under the global `tools`: "a.b" is reachable

@@ -2,14 +2,16 @@ package js
 
 import (
 	"context"
+	"encoding/json"
+	"strconv"
 	"testing"
 
 	"github.com/dop251/goja"
 )
 
-// BenchmarkSetup is the cost of a fresh hardened runtime with 12 tools,
-// before any script runs: the hardened builtins (harden) and the run's own
-// globals (bind).
+// BenchmarkSetup is the cost of a fresh runtime with 12 tools, before any
+// script runs: the hardened builtins (harden), the lean profile's removals
+// alone (lean), and the run's own globals (bind).
 func BenchmarkSetup(b *testing.B) {
 	h := newTestHost()
 	names := []string{"a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7", "a8", "a9", "b.c", "b.d"}
@@ -17,6 +19,15 @@ func BenchmarkSetup(b *testing.B) {
 	b.Run("harden", func(b *testing.B) {
 		for b.Loop() {
 			if err := newBareRunner(maxElems).harden(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("lean", func(b *testing.B) {
+		for b.Loop() {
+			r := newBareRunner(maxElems)
+			r.opt.Profile = Lean
+			if err := r.build(); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -99,6 +110,63 @@ func BenchmarkParseResult(b *testing.B) {
 			for b.Loop() {
 				if _, err := r.jsonParse(goja.Undefined(), r.vm.ToValue(text)); err != nil {
 					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// syncHost answers every call at once, inside Start, with the result of the
+// engine benchmarks' tools.
+type syncHost struct{}
+
+func (syncHost) Start(calls []*Call) {
+	for _, c := range calls {
+		c.Resolve(json.RawMessage(`{"ok":true,"n":3}`))
+	}
+}
+
+// benchTenCalls is the engine's BenchmarkExecute script: 20 lines, 10
+// awaited tool calls.
+const benchTenCalls = `const names = ["alpha", "beta", "gamma", "delta", "epsilon"];
+const made = [];
+let total = 0;
+for (let i = 0; i < 10; i++) {
+  const name = names[i % names.length] + "-" + i;
+  const res = await tools["tool" + (i % 12)]({ name, index: i, tags: ["a", "b"] });
+  if (!res.ok) {
+    throw new Error("tool failed: " + name);
+  }
+  total += res.n;
+  made.push({ name, n: res.n });
+}
+const byLetter = {};
+for (const m of made) {
+  const k = m.name[0];
+  byLetter[k] = (byLetter[k] || 0) + 1;
+}
+const summary = Object.keys(byLetter).sort().map((k) => k + "=" + byLetter[k]);
+console.log("made", made.length, "items");
+return { total, summary };`
+
+// BenchmarkRunProfiles is a whole run of benchTenCalls, compiled once,
+// with tools answered at once: what each profile costs a run where the
+// sandbox runs (in process, or inside a worker), without the engine or a
+// pipe.
+func BenchmarkRunProfiles(b *testing.B) {
+	s, err := Compile(benchTenCalls, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	tools := make([]string, 12)
+	for i := range tools {
+		tools[i] = "tool" + strconv.Itoa(i)
+	}
+	for _, p := range []Profile{Hardened, Lean} {
+		b.Run(p.String(), func(b *testing.B) {
+			for b.Loop() {
+				if res := Run(context.Background(), s, Options{Profile: p, Tools: tools, Host: syncHost{}}); res.Err != nil {
+					b.Fatal(res.Err)
 				}
 			}
 		})

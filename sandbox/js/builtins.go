@@ -298,11 +298,8 @@ func (r *runner) guarded(spec *wrapSpec, orig goja.Callable) func(goja.FunctionC
 				"builtins called each other more than %d deep (%s; runaway recursion through toString, getters or bind?)", r.lim.MaxCallDepth, spec.path)})
 		}
 		if spec.json {
-			r.jsonNesting++
+			r.nestJSON(spec.path)
 			defer func() { r.jsonNesting-- }()
-			if r.jsonNesting > maxJSONNesting {
-				r.throwRangeError(fmt.Sprintf("%s called inside JSON.parse or JSON.stringify (from a getter, toJSON or reviver) more than %d deep", spec.path, maxJSONNesting))
-			}
 		}
 		if spec.guard != nil {
 			c = spec.guard(r, c)
@@ -320,6 +317,16 @@ func (r *runner) guarded(spec *wrapSpec, orig goja.Callable) func(goja.FunctionC
 		}
 		r.checkResult(spec.path, v)
 		return v
+	}
+}
+
+// nestJSON counts one more JSON.parse or JSON.stringify (path) running
+// inside another, and throws a RangeError past maxJSONNesting; the caller
+// counts it down when it returns.
+func (r *runner) nestJSON(path string) {
+	r.jsonNesting++
+	if r.jsonNesting > maxJSONNesting {
+		r.throwRangeError(fmt.Sprintf("%s called inside JSON.parse or JSON.stringify (from a getter, toJSON or reviver) more than %d deep", path, maxJSONNesting))
 	}
 }
 

@@ -10,8 +10,10 @@
 // The sandbox has no require, timers, eval, Function constructors, binary
 // buffers, file system, network or environment. Its budgets — time (not
 // counting approval waits), tool calls, call-stack depth, memory, output —
-// end a run with an error the script cannot catch. Builtins that goja's
-// interrupt cannot reach are guarded by size before they run.
+// end a run with an error the script cannot catch. In the Hardened profile
+// (the default, for in-process runs) builtins that goja's interrupt cannot
+// reach are guarded by size before they run; the Lean profile, for runs a
+// worker process contains, leaves goja's builtins as they are (Profile).
 //
 // The package is a leaf: it imports nothing of codemode's engine, which
 // implements Host to send every script call down its one call path.

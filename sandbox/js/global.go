@@ -1,15 +1,51 @@
 package js
 
-import "github.com/dop251/goja"
+import (
+	_ "embed"
+	"sync"
+
+	"github.com/dop251/goja"
+)
+
+//go:embed removals.js
+var removalsSource string
+
+// removals is removals.js, compiled once (our own code: the package-level
+// compiler is safe here, scripts never go through it).
+var removals = sync.OnceValue(func() *goja.Program {
+	return goja.MustCompile("removals.js", removalsSource, true)
+})
+
+// remove makes the sandbox's deliberate removals from the language in the
+// fresh runtime, the same in both profiles: a new global object without
+// removedGlobals (replaceGlobal), and the function constructors blocked
+// (removals.js). It returns the new global object. Nothing else differs
+// between the profiles' languages but what the hardened one's guards do.
+func (r *runner) remove() (*goja.Object, error) {
+	g := r.replaceGlobal()
+	fn, err := r.vm.RunProgram(removals())
+	if err != nil {
+		return nil, err
+	}
+	f, _ := goja.AssertFunction(fn)
+	if _, err := f(goja.Undefined(), g); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
 
 // removedGlobals are the globals of a fresh goja runtime that the sandbox's
-// global object does not have. BigInt: a BigInt value can be made as large
-// as memory allows in one native step (BigInt.asUintN(2**34, -1n)); the
-// compiler refuses BigInt literals, and without the global no BigInt can
-// exist. Proxy: a chain of proxies without traps recursed in Go on every
-// access. The binary buffers allocate their whole size in one step, out of
-// reach of every guard. eval: no code from strings. Tools exchange JSON, so
-// scripts do without all of them.
+// global object does not have, in both profiles (Hardened and Lean). Tools
+// exchange JSON, so scripts do without all of them. BigInt: no JSON form,
+// and a BigInt value can be made as large as memory allows in one native
+// step (BigInt.asUintN(2**34, -1n)); the compiler refuses BigInt literals
+// (whose constant folding runs before any budget), and without the global
+// no BigInt can exist. Proxy: a chain of proxies without traps recursed in
+// Go on every access. The binary buffers allocate their whole size in one
+// step, and nothing a tool takes or gives is binary. eval: no code from
+// strings (removals.js blocks the function constructors too), so all the
+// code that runs went through the compile-time checks (precheck.go,
+// astcheck.go). docs/code-mode.md lists them with these reasons.
 var removedGlobals = map[string]bool{
 	"BigInt": true, "Proxy": true, "eval": true,
 	"ArrayBuffer": true, "SharedArrayBuffer": true, "DataView": true, "Atomics": true,

@@ -7,17 +7,51 @@ import (
 	"github.com/dop251/goja"
 )
 
-// harden makes the builtins safe (prelude.js and the native guards). It is
-// most of the cost of a run's setup: goja makes its builtins lazily, and the
-// guards touch dozens of them (BenchmarkSetup).
-func (r *runner) harden() error {
-	vm := r.vm
-	g := r.replaceGlobal()
+// build makes the run's runtime for its profile, before bind.
+func (r *runner) build() error {
+	if r.opt.Profile == Lean {
+		return r.lean()
+	}
+	return r.harden()
+}
+
+// lean is the Lean profile: the removals (remove) and goja's builtins as
+// they are. The sandbox's own stringifying (tool arguments, logs, the
+// result) is the same JSON.stringify with the same replacer as in Hardened
+// (stringifyJSON), unwrapped.
+func (r *runner) lean() error {
+	g, err := r.remove()
+	if err != nil {
+		return err
+	}
+	jsonObj := r.keepBuiltins(g)
+	r.nativeStringify, _ = goja.AssertFunction(jsonObj.Get("stringify"))
+	return nil
+}
+
+// keepBuiltins keeps the builtins the sandbox itself uses, as they are
+// before the guards and before the script can replace them, and returns
+// the JSON object.
+func (r *runner) keepBuiltins(g *goja.Object) *goja.Object {
 	jsonObj := g.Get("JSON").(*goja.Object)
 	r.jsonParse, _ = goja.AssertFunction(jsonObj.Get("parse"))
 	r.gopd, _ = goja.AssertFunction(g.Get("Object").(*goja.Object).Get("getOwnPropertyDescriptor"))
 	r.errorCtor = g.Get("Error").(*goja.Object)
 	r.rangeErrorCtor = g.Get("RangeError").(*goja.Object)
+	return jsonObj
+}
+
+// harden is the Hardened profile: the removals (remove), then the builtins
+// made safe (prelude.js and the native guards). It is most of the cost of a
+// run's setup: goja makes its builtins lazily, and the guards touch dozens
+// of them (BenchmarkSetup).
+func (r *runner) harden() error {
+	vm := r.vm
+	g, err := r.remove()
+	if err != nil {
+		return err
+	}
+	jsonObj := r.keepBuiltins(g)
 
 	maxElems := r.maxElems
 	r.guardBuiltins()

@@ -33,6 +33,7 @@ var prelude = sync.OnceValue(func() *goja.Program {
 // making the wrap specs there too was slower, 1.40 ms).
 var compileAhead = sync.OnceFunc(func() {
 	go func() {
+		removals()
 		iteratorProtos()
 		prelude()
 	}()
@@ -46,7 +47,8 @@ var compileAhead = sync.OnceFunc(func() {
 // unexported structs, and regexp2 copies DefaultMatchTimeout into each
 // pattern when it compiles it; no API reaches the pattern's own
 // MatchTimeout. So the sandbox sets the process-wide default, once, the
-// first time a script runs — and only if it is still regexp2's "forever":
+// first time a Hardened script runs (Lean leaves it: see Run) — and only if
+// it is still regexp2's "forever":
 // a host that chose its own default keeps it (and its scripts' matches get
 // that bound instead; timedCall reports those past RegexpTimeout).
 const RegexpTimeout = time.Second

@@ -142,17 +142,7 @@
     writable: true, enumerable: false, configurable: true,
   });
 
-  // No code from strings: eval is gone, and every function constructor
-  // (reachable as fn.constructor) throws. Function stays a valid
-  // right-hand side for instanceof.
-  const blocked = function Function() {
-    throw new TypeError("code generation from strings is not allowed in the sandbox");
-  };
-  define(blocked, "prototype", { value: Function.prototype });
-  for (const f of [function () {}, async function () {}, function* () {}]) { // goja has no async generators
-    define(getProto(f), "constructor", { value: blocked, writable: false, enumerable: false, configurable: false });
-  }
-  define(g, "Function", { value: blocked, writable: false, enumerable: false, configurable: false });
   // BigInt, Proxy, eval and the binary buffers are not on the global
-  // object (removedGlobals, global.go).
+  // object, and the function constructors throw (removals.js, run before
+  // this in both profiles).
 })

@@ -38,8 +38,14 @@ func Run(ctx context.Context, s *Script, opt Options) *Result {
 		return &Result{Err: &Error{Code: CodeLimitExceeded, Message: fmt.Sprintf(
 			"the sandbox refuses new scripts while %d earlier runs are still stopping (the limit is %d); try again shortly", n, MaxAbandoned)}}
 	}
-	setRegexpTimeout()
-	compileAhead()
+	if opt.Profile != Lean {
+		// Lean leaves regexp2's match timeout as goja has it (none): a match
+		// that timed out would read as "no match", and only the hardened
+		// RegExp wrappers tell the two apart; in a worker the run's deadline
+		// and the pool's backstop end a runaway match instead.
+		setRegexpTimeout()
+		compileAhead()
+	}
 	r := newRunner(s, opt)
 	stop := context.AfterFunc(ctx, func() {
 		code := CodeCanceled
@@ -179,7 +185,7 @@ func (r *runner) loop() {
 	}()
 	r.vm.SetParserOptions(parser.WithDisableSourceMaps)
 	r.vm.SetMaxCallStackSize(r.lim.MaxCallDepth)
-	if err := r.js(r.harden); err != nil {
+	if err := r.js(r.build); err != nil {
 		r.finish(err)
 		return
 	}

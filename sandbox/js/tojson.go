@@ -17,6 +17,12 @@ import (
 // was reached by the interrupt. Getters, toJSON, cycles, and the guarded
 // builtin's depth count and result size check all stay as they are: it is
 // the same builtin walking the same value.
+//
+// In the Lean profile the builtin is goja's own, unwrapped: stringifyJSON
+// itself then counts how deep the sandbox's stringifies are nested in each
+// other (maxJSONNesting, which the wrapper counts in Hardened), so that a
+// script's tool calls give the host the same arguments, or fail with the
+// same error, in both profiles.
 
 // stringifyJSON is JSON.stringify(v) for the sandbox: a string, or
 // undefined where JSON.stringify gives undefined. A JavaScript exception
@@ -24,6 +30,15 @@ import (
 func (r *runner) stringifyJSON(v goja.Value) (goja.Value, error) {
 	if r.jsonReplacer == nil {
 		r.jsonReplacer = r.vm.ToValue(r.trackJSON)
+	}
+	if r.opt.Profile == Lean {
+		// nestJSON throws (a panic goja makes the call's exception); a
+		// Go caller gets it as the error, as from the wrapper.
+		if ex := r.vm.Try(func() { r.nestJSON("JSON.stringify") }); ex != nil {
+			r.jsonNesting--
+			return nil, ex
+		}
+		defer func() { r.jsonNesting-- }()
 	}
 	// A getter or toJSON of the value may stringify something of its own
 	// (a tool call, a log) while this one is under way: that one keeps its

@@ -11,8 +11,9 @@ import (
 
 type addIn struct{ A, B int }
 
-// An engine whose scripts run in worker processes. The binary must call
-// worker.Main() first thing in main (here the test binary's TestMain does).
+// An engine whose scripts run in worker processes: copies of this binary,
+// which importing this package makes a worker (its init serves in a process
+// started as one).
 // A memory bomb is that run's memory_limit (from the sandbox's budget, or
 // from the worker's OS limit when a script gets past it); the next run works.
 func Example() {

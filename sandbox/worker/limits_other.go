@@ -21,4 +21,8 @@ func applyLimits(cfg configMsg) error {
 
 func setCPULimit(time.Duration) {}
 
+// dataLimited reports whether workers run under a data-segment limit: not
+// here (a soft memory limit only guides Go's collector).
+func dataLimited() bool { return false }
+
 func closeInherited() {}

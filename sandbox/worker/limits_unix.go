@@ -40,6 +40,10 @@ func applyLimits(cfg configMsg) error {
 	return nil
 }
 
+// dataLimited reports whether workers run under RLIMIT_DATA (applyLimits):
+// not under the race detector.
+func dataLimited() bool { return !RaceDetector }
+
 // workerProcs bounds a worker's parallelism: a script is one thread of
 // JavaScript plus the garbage collector, and must not spread over every core
 // of the host. It also makes the CPU limit below meaningful.

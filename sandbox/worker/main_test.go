@@ -11,10 +11,10 @@ import (
 	"go.uber.org/goleak"
 )
 
-// TestMain makes the test binary its own worker (Main), plus a few broken
-// workers the tests start on purpose: each is this binary with one argument.
+// TestMain makes the test binary a few broken workers the tests start on
+// purpose, each this binary with one argument (the package's init makes it
+// its own real worker).
 func TestMain(m *testing.M) {
-	Main()
 	if len(os.Args) == 2 {
 		if f, ok := brokenWorkers[os.Args[1]]; ok {
 			f()
@@ -92,7 +92,10 @@ var brokenWorkers = map[string]func(){
 	},
 }
 
+// handshake is a worker's start: its hello, then the configuration read
+// and ready sent.
 func handshake() {
+	os.Stdout.Write(helloFrame())
 	in := bufio.NewReader(os.Stdin)
 	if _, _, err := readFrame(in, 1<<20); err != nil {
 		os.Exit(1)

@@ -53,6 +53,18 @@ type Config struct {
 	// WasmCacheDir is where workers keep compiled WASM modules (see
 	// wasm.Config.CacheDir); "" compiles in every worker.
 	WasmCacheDir string
+	// Hardened runs scripts with the in-process sandbox's profile
+	// (js.Hardened: every builtin behind a guard) inside the workers too.
+	// By default workers run js.Lean — goja's builtins unwrapped, with the
+	// same removals from the language — because the process is what
+	// contains a script there: its memory (MemoryBytes), CPU time and wall
+	// time are bounded, and a worker a script kills or freezes is replaced.
+	// Hardened costs about twice as much per run and changes some of
+	// JavaScript's meaning (docs/code-mode.md); it is for comparing the
+	// two, or for a second layer. Workers without a data-segment limit
+	// (off unix, under the race detector) run Hardened whatever this says:
+	// nothing else would stop one builtin's allocation there (Pool.Profile).
+	Hardened bool
 }
 
 // Defaults for zero Config fields.
@@ -121,10 +133,30 @@ type Stats struct {
 	Idle     int // workers idle now (not a counter)
 }
 
+// Profile is the sandbox profile the pool's workers run scripts with:
+// js.Lean, unless Config.Hardened asked for js.Hardened or the workers have
+// no data-segment limit to contain a lean run (off unix, under the race
+// detector).
+func (p *Pool) Profile() js.Profile { return p.cfg.profile() }
+
+func (c Config) profile() js.Profile {
+	if c.Hardened || !dataLimited() || c.MemoryBytes <= 0 {
+		return js.Hardened
+	}
+	return js.Lean
+}
+
 // New starts a pool and begins warming its workers in the background.
+// In a process started as a worker it returns an error: a worker never
+// starts workers (the package's init serves in such a process before any
+// code that could call New runs, so only a program that bypasses it gets
+// here).
 func New(cfg Config) (*Pool, error) {
 	prestarted := cfg.Prestarted
 	cfg, err := cfg.withDefaults()
+	if err == nil && startedAsWorker() {
+		err = fmt.Errorf("worker: this process was started as a worker (with the argument %s), and a worker never starts workers of its own", Arg)
+	}
 	if err != nil {
 		if prestarted != nil {
 			prestarted.Discard() // the pool owns it from New on, also when there is no pool

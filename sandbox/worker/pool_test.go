@@ -305,3 +305,91 @@ func TestWorkersKeptUnderLoad(t *testing.T) {
 		t.Errorf("after the reaper: %s %v", res.Value, res.Err)
 	}
 }
+
+// A run canceled as it starts: its cancel must reach the worker after the
+// run, or the worker takes the cancel for nothing and the run's endless
+// loop for work, and the host kills and replaces it abortGrace later. (Both
+// frames were sent from goroutines of their own, in either order: 19 runs
+// of 20 lost their cancel; on a busy machine TestCancel's cancel, 100 ms
+// in, could overtake its run too.) The check is that the worker answered
+// each cancel, not that it was kept: a run canceled before its runtime is
+// even set up may end up abandoned by the sandbox's 50 ms grace on a busy
+// machine, and its worker then retires itself.
+func TestCancelAtStart(t *testing.T) {
+	p := newPool(t, Config{Warm: 1, Max: 1})
+	waitWarm(t, p, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for i := range 20 {
+		start := time.Now()
+		res := p.RunScript(ctx, js.Job{Code: `while (true) {}`, Options: js.Options{Host: &host{}}})
+		if code(res) != "canceled" {
+			t.Fatalf("run %d: got %v, want canceled", i, res.Err)
+		}
+		if d := time.Since(start); d >= abortGrace {
+			t.Errorf("run %d took %v: its worker did not answer the cancel, and was killed", i, d)
+		}
+	}
+	t.Logf("%+v", p.Stats())
+}
+
+// Workers run the lean profile unless the pool asks for the hardened one:
+// bind is goja's native function in lean, the prelude's JavaScript one in
+// hardened, and an array-like whose length is a getter is refused only by
+// the hardened guards.
+func TestWorkerProfile(t *testing.T) {
+	code := `let r; try { r = Array.prototype.indexOf.call({get length() { return 1 }, 0: "a"}, "a") } catch (e) { r = e.name }
+		return [r, String(Function.prototype.bind).includes("[native code]")]`
+	want := map[js.Profile]string{js.Lean: `[0,true]`, js.Hardened: `["TypeError",false]`}
+	for _, hardened := range []bool{false, true} {
+		p := newPool(t, Config{Warm: 1, Max: 1, Hardened: hardened})
+		profile := js.Hardened
+		if !hardened && !RaceDetector {
+			profile = js.Lean // without RLIMIT_DATA (the race detector) workers stay hardened
+		}
+		if p.Profile() != profile {
+			t.Errorf("Hardened %v: Profile() = %v, want %v", hardened, p.Profile(), profile)
+		}
+		res := run(t, p, code, js.Limits{})
+		if res.Err != nil || string(res.Value) != want[profile] {
+			t.Errorf("Hardened %v: %s %v, want %s", hardened, res.Value, res.Err, want[profile])
+		}
+	}
+}
+
+// A worker that died of a fault in Go's runtime (a mapping it could not
+// make under RLIMIT_DATA) is out of memory; a fault elsewhere, or a panic,
+// is not.
+func TestRuntimeFault(t *testing.T) {
+	gc := "SIGSEGV: segmentation violation\nPC=0x439a7d m=8 sigcode=1 addr=0x0\n\ngoroutine 0 gp=0x2ccc9c4561e0 m=8 mp=0x2ccc9c485808 [idle]:\n" +
+		"runtime.(*spanQueue).tryDrain(0x7f9e00000400?, 0x442205?, 0x1a16d68?)\n\t/usr/local/go/src/runtime/mgcmark_greenteagc.go:520 +0x5d\n"
+	user := "SIGSEGV: segmentation violation\nPC=0x1 m=0 sigcode=1\n\ngoroutine 7 gp=0x1 m=0 mp=0x1 [running]:\n" +
+		"github.com/dop251/goja.(*vm).run(0x1)\n"
+	panicked := "panic: runtime error: invalid memory address or nil pointer dereference\n[signal SIGSEGV: segmentation violation code=0x1 addr=0x0 pc=0x1]\n\ngoroutine 1 [running]:\nruntime.panicmem()\n"
+	for text, want := range map[string]bool{gc: true, user: false, panicked: false, "": false, "fatal error: stack overflow": false} {
+		if got := runtimeFault(text); got != want {
+			t.Errorf("runtimeFault(%.40q) = %v, want %v", text, got, want)
+		}
+	}
+}
+
+// A worker whose runtime has mapped half its data limit retires after
+// answering (RLIMIT_DATA counts mappings Go never gives back, so its next
+// run could fail to map a page), and the run after it gets a fresh one.
+func TestRetiresNearDataLimit(t *testing.T) {
+	p := newPool(t, Config{Warm: 1, Max: 1, MemoryBytes: 512 << 20})
+	res := run(t, p, `return "x".repeat(3e8).length`, js.Limits{MaxMemoryBytes: 1 << 30})
+	if res.Err != nil || string(res.Value) != "300000000" {
+		t.Fatalf("%s %v", res.Value, res.Err)
+	}
+	if st := p.Stats(); st.Replaced != 1 {
+		t.Errorf("stats %+v: the worker near its data limit was kept", st)
+	}
+	if res := run(t, p, `return 1`, js.Limits{}); res.Err != nil {
+		t.Errorf("the next run: %v", res.Err)
+	}
+	res = run(t, p, `return "x".repeat(1e6).length`, js.Limits{})
+	if st := p.Stats(); res.Err != nil || st.Replaced != 1 {
+		t.Errorf("a light run: %v, stats %+v", res.Err, st)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/codemode-dev/codemode/sandbox/js"
 	"github.com/codemode-dev/codemode/sandbox/worker/spawn"
 )
 
@@ -35,7 +36,9 @@ type proc struct {
 	runs      int             // runs and calls done
 	idleSince time.Time       // when it was last put in the pool's idle list
 
-	turns atomic.Pointer[func(body []byte) (bad string)] // the running script's, see run
+	turns atomic.Pointer[func(more bool, body []byte) (bad string)] // the running script's, see run
+
+	lastAsync chan struct{} // closed when the last sendAsync's frame is out; the taker's
 
 	killOnce sync.Once
 	killed   atomic.Bool // by the pool (a writer blocked on a deaf worker holds wmu)
@@ -66,9 +69,14 @@ func startProc(cfg Config) (*proc, error) {
 	return adoptProc(cfg, sp)
 }
 
+// startTimeout is how long a worker has to say hello and, after its
+// configuration, that it is ready.
+const startTimeout = 10 * time.Second
+
 // adoptProc takes a started worker process over: it captures its stderr,
-// reads its frames, sends its configuration (which applies its limits) and
-// waits for it to be ready.
+// checks its hello (it is a codemode worker of this protocol), reads its
+// frames, sends its configuration (which applies its limits) and waits for
+// it to be ready.
 func adoptProc(cfg Config, sp *spawn.Process) (*proc, error) {
 	w := &proc{process: sp, memory: cfg.MemoryBytes, modules: make(map[uint64]bool), frames: make(chan frame, 16), exited: make(chan struct{}), dead: make(chan struct{}), stderr: &capWriter{max: 16 << 10}}
 	w.in, w.out = sp.Stdin, bufio.NewWriterSize(sp.Stdin, 64<<10)
@@ -78,16 +86,42 @@ func adoptProc(cfg Config, sp *spawn.Process) (*proc, error) {
 		_, _ = io.Copy(w.stderr, sp.Stderr)
 		sp.Stderr.Close()
 	}()
+	hello := make(chan error, 1)
 	// During a run the worker's next frame (a turn of calls, its answer) is
 	// due soon after the last: spin for it (spinReader).
 	in := newSpinReader(sp.Stdout, func() bool { return w.turns.Load() != nil })
-	go w.read(bufio.NewReaderSize(in, 64<<10), stderrDone)
-	if err := w.send(kindConfig, configMsg{MemoryBytes: cfg.MemoryBytes, StackBytes: cfg.StackBytes, WasmCacheDir: cfg.WasmCacheDir}); err != nil {
+	go func() {
+		r := bufio.NewReaderSize(in, 64<<10)
+		hello <- readHello(r)
+		w.read(r, stderrDone) // after a bad hello, until the process is reaped
+	}()
+	t := time.NewTimer(startTimeout)
+	defer t.Stop()
+	select {
+	case err := <-hello:
+		if err != nil {
+			why := err.Error()
+			if he := (*helloError)(nil); errors.As(err, &he) && he.ended {
+				// It is ending by itself: let it, to report how.
+				select {
+				case <-w.exited:
+					if w.state != nil {
+						why += " (" + w.state.String() + ")"
+					}
+				case <-time.After(time.Second):
+				}
+			}
+			w.kill() // not waited for: a child of it may hold its output open
+			return nil, notAWorker(cfg.Command, why+w.stderr.firstLine("; its stderr: "))
+		}
+	case <-t.C:
+		w.kill()
+		return nil, notAWorker(cfg.Command, fmt.Sprintf("it wrote no hello within %v (or the machine is too busy to start a process in that time)", startTimeout))
+	}
+	if err := w.send(kindConfig, configMsg{MemoryBytes: cfg.MemoryBytes, StackBytes: cfg.StackBytes, WasmCacheDir: cfg.WasmCacheDir, Hardened: cfg.profile() == js.Hardened}); err != nil {
 		w.kill()
 		return nil, err
 	}
-	t := time.NewTimer(10 * time.Second)
-	defer t.Stop()
 	select {
 	case f := <-w.frames:
 		if f.kind == kindReady && f.err == nil {
@@ -101,7 +135,7 @@ func adoptProc(cfg Config, sp *spawn.Process) (*proc, error) {
 		return nil, errors.New("the worker did not start properly")
 	case <-t.C:
 		w.kill()
-		return nil, errors.New("the worker did not start within 10s")
+		return nil, fmt.Errorf("the worker did not start within %v", startTimeout)
 	}
 }
 
@@ -115,9 +149,9 @@ func (w *proc) read(r *bufio.Reader, stderrDone <-chan struct{}) {
 	for {
 		kind, body, err := readFrame(r, maxFrame)
 		f := frame{kind: kind, body: body, err: err}
-		if err == nil && kind == kindCalls {
+		if err == nil && (kind == kindCalls || kind == kindMore) {
 			if turns := w.turns.Load(); turns != nil {
-				if f.bad = (*turns)(body); f.bad == "" {
+				if f.bad = (*turns)(kind == kindMore, body); f.bad == "" {
 					continue
 				}
 			}
@@ -151,8 +185,17 @@ func (w *proc) send(kind byte, payload any) error {
 
 // sendAsync sends from a goroutine of its own, for a caller that must not
 // block on a worker that stopped reading; a failed send kills the worker.
+// The frames of successive calls go out in the order of the calls: a run's
+// cancel sent from goroutines racing each other could overtake its run,
+// and the worker then took the cancel for nothing and the run for work.
 func (w *proc) sendAsync(kind byte, payload any) {
+	prev, sent := w.lastAsync, make(chan struct{})
+	w.lastAsync = sent
 	go func() {
+		defer close(sent)
+		if prev != nil {
+			<-prev // closed once the earlier send wrote or failed (a kill makes it fail)
+		}
 		if w.send(kind, payload) != nil {
 			w.kill()
 		}

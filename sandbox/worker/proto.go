@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/codemode-dev/codemode/sandbox/js"
 	"github.com/codemode-dev/codemode/sandbox/wasm"
@@ -15,6 +16,7 @@ import (
 // big-endian length, one kind byte and a JSON payload, over the worker's
 // stdin (host → worker) and stdout (worker → host).
 const (
+	kindHello   byte = 'H' // worker → host, first and unasked: helloMagic and the version (hello.go)
 	kindConfig  byte = 'c' // host → worker, first: configMsg
 	kindReady   byte = 'y' // worker → host: limits applied, ready to run
 	kindRun     byte = 'r' // host → worker: runMsg
@@ -22,7 +24,8 @@ const (
 	kindHold    byte = 'h' // host → worker: holdMsg
 	kindRelease byte = 'l' // host → worker: holdMsg
 	kindCancel  byte = 'x' // host → worker: end the run now (no payload)
-	kindCalls   byte = 't' // worker → host: []callMsg, one turn of the script, binary (binary.go)
+	kindCalls   byte = 't' // worker → host: []callMsg, one turn of the script (or its last part), binary (binary.go)
+	kindMore    byte = 'u' // worker → host: a part of a turn's calls, more follows (binary.go)
 	kindLog     byte = 'g' // worker → host: js.Log
 	kindDone    byte = 'd' // worker → host: doneMsg
 
@@ -34,13 +37,18 @@ const (
 
 // maxFrame bounds a frame from a worker: a worker is as untrusted as the
 // script in it, so the host reads no more than this per message. A run
-// whose result or arguments are larger fails with output_limit.
+// whose result is larger fails with output_limit; a turn's calls may be
+// larger, and are sent in parts (binary.go).
 const maxFrame = 128 << 20
+
+// maxToWorker bounds a frame from the host, which a worker reads whole.
+const maxToWorker = 1 << 30
 
 type configMsg struct {
 	MemoryBytes  int64  `json:"memoryBytes"`            // RLIMIT_DATA
 	StackBytes   int    `json:"stackBytes"`             // the largest goroutine stack
 	WasmCacheDir string `json:"wasmCacheDir,omitempty"` // the WASM runtime's compilation cache
+	Hardened     bool   `json:"hardened,omitempty"`     // run scripts with js.Hardened instead of js.Lean (Config.profile)
 }
 
 type moduleMsg struct {
@@ -145,6 +153,11 @@ func writeFrame(w *bufio.Writer, kind byte, payload any) error {
 	for _, p := range parts {
 		n += len(p)
 	}
+	if uint64(n) > math.MaxUint32 {
+		// The length is 32 bits: a larger one would be read as a smaller
+		// one, and the rest as frames the writer did not mean.
+		return errFrameTooLarge{uint64(n), math.MaxUint32}
+	}
 	var hdr [5]byte
 	binary.BigEndian.PutUint32(hdr[:4], uint32(n))
 	hdr[4] = kind
@@ -160,10 +173,10 @@ func writeFrame(w *bufio.Writer, kind byte, payload any) error {
 }
 
 // errFrameTooLarge is a frame over the reader's limit.
-type errFrameTooLarge struct{ size uint32 }
+type errFrameTooLarge struct{ size, max uint64 }
 
 func (e errFrameTooLarge) Error() string {
-	return fmt.Sprintf("a message of %d bytes, over the worker protocol's limit of %d", e.size, maxFrame)
+	return fmt.Sprintf("a message of %d bytes, over the worker protocol's limit of %d", e.size, e.max)
 }
 
 // readFrame reads one frame of at most max bytes.
@@ -177,7 +190,7 @@ func readFrame(r *bufio.Reader, max uint32) (byte, []byte, error) {
 		return 0, nil, fmt.Errorf("an empty frame")
 	}
 	if n > max {
-		return 0, nil, errFrameTooLarge{n}
+		return 0, nil, errFrameTooLarge{uint64(n), uint64(max)}
 	}
 	buf := make([]byte, n)
 	if _, err := io.ReadFull(r, buf); err != nil {

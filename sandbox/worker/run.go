@@ -36,6 +36,13 @@ func (r *hostRun) Settle(c *js.Call, result json.RawMessage, err *js.Error, abor
 		return
 	}
 	m := settleMsg{Index: c.Index, Result: result, Abort: abort}
+	if err == nil && settleFixed+len(result) > maxToWorker-1 {
+		// Larger than a worker reads: the run ends as in process, where
+		// the result would be made into JavaScript values in its heap.
+		err, abort = &js.Error{Code: js.CodeMemoryLimit, Message: fmt.Sprintf(
+			"the result of tool call %d is %d bytes, more than a worker process takes (%d)", c.Index, len(result), maxToWorker-1-settleFixed)}, true
+		m = settleMsg{Index: c.Index, Abort: true}
+	}
 	if abort {
 		select {
 		case r.abortCh <- err:
@@ -161,8 +168,20 @@ func (w *proc) run(ctx context.Context, job js.Job) (res *js.Result, healthy boo
 	if w.tools != nil && slices.Equal(w.tools, opt.Tools) {
 		m.SameTools = true
 	} else {
-		m.Tools, w.tools = opt.Tools, opt.Tools
+		m.Tools = opt.Tools
 	}
+	runFrame, err := json.Marshal(m)
+	switch {
+	case err != nil: // the input is not JSON: the engine checks it first
+		return &js.Result{Err: &js.Error{Code: js.CodeRuntimeError, Message: "the run cannot be sent to a worker process: " + err.Error()}}, true
+	case len(runFrame) > maxToWorker-1:
+		// More than a worker reads: refused before anything is sent, as in
+		// process the input would be made into JavaScript values in the
+		// run's heap.
+		return &js.Result{Err: &js.Error{Code: js.CodeMemoryLimit, Message: fmt.Sprintf(
+			"the script's code, input and tool names take %d bytes, more than a worker process takes (%d)", len(runFrame), maxToWorker-1)}}, true
+	}
+	w.tools = opt.Tools
 	hr := &hostRun{w: w, causes: make(map[int]any), holdCh: make(chan struct{}, 1), abortCh: make(chan *js.Error, 1), started: make(chan struct{}, 1)}
 	defer hr.end()
 	nextCall, maxCalls := 0, cmp.Or(opt.Limits.MaxToolCalls, js.DefaultMaxToolCalls)
@@ -174,21 +193,39 @@ func (w *proc) run(ctx context.Context, job js.Job) (res *js.Result, healthy boo
 	if logRoom == 0 {
 		logRoom = js.DefaultMaxOutputChars
 	}
-	turns := func(body []byte) string { // on the reader goroutine
+	// A turn's calls come in one frame, or in several ended by kindCalls
+	// (binary.go), gathered up to the run's memory budget, as the worker
+	// sends no more.
+	var turn []*js.Call
+	var turnBytes int64
+	budget := turnBudget(opt.Limits)
+	turns := func(more bool, body []byte) string { // on the reader goroutine
+		if turnBytes += int64(len(body)); turnBytes > budget {
+			return fmt.Sprintf("a turn of tool calls of more than %d bytes, the run's memory budget", budget)
+		}
 		calls, err := parseCalls(body)
 		if err != nil {
 			return "a malformed call"
 		}
 		// The engine sizes its trace by the indexes: a worker gets no say in
-		// them beyond the script's own count and limit.
-		jc := make([]*js.Call, len(calls))
-		for i, c := range calls {
+		// them beyond the script's own count and limit. Nothing it sends
+		// reaches the host unless it is a call a script could make: a name
+		// and arguments that are JSON, as JSON.stringify makes them.
+		for _, c := range calls {
 			if c.Index != nextCall || nextCall >= maxCalls {
 				return fmt.Sprintf("call %d where call %d (of at most %d) was due", c.Index, nextCall, maxCalls)
 			}
+			if !json.Valid(c.Args) {
+				return fmt.Sprintf("call %d with arguments that are not JSON", c.Index)
+			}
 			nextCall++
-			jc[i] = js.NewCall(c.Index, c.Tool, c.Args, c.Line, c.Column, hr)
+			turn = append(turn, js.NewCall(c.Index, c.Tool, c.Args, c.Line, c.Column, hr))
 		}
+		if more {
+			return ""
+		}
+		jc := turn
+		turn, turnBytes = nil, 0
 		if hr.beginStart() {
 			opt.Host.Start(jc)
 			hr.endStart()
@@ -206,7 +243,7 @@ func (w *proc) run(ctx context.Context, job js.Job) (res *js.Result, healthy boo
 	since := time.Now()
 	timer := newBackstop(lim.Timeout)
 	defer timer.Stop()
-	w.sendAsync(kindRun, m)
+	w.sendAsync(kindRun, runFrame)
 	done := ctx.Done()
 	var ended *js.Error   // the caller's context ended first
 	var aborted *js.Error // the host aborted a call: the run is ending
@@ -351,15 +388,17 @@ func (w *proc) crashError() *js.Error {
 	}
 	killed := w.killed.Load()
 	switch {
+	case strings.Contains(text, "stack overflow") || strings.Contains(text, "stack exceeds"):
+		// First: a stack at its limit (StackBytes) is resident too, and
+		// with its copy can pass half the memory limit below.
+		return &js.Error{Code: js.CodeLimitExceeded, Message: "the script overflowed the stack of its worker process (deep recursion inside a builtin); the worker was replaced"}
 	case strings.Contains(text, "out of memory") || strings.Contains(text, "cannot allocate memory") ||
-		strings.Contains(text, "pthread_create failed") || (sig.kill && !killed) ||
+		strings.Contains(text, "pthread_create failed") || runtimeFault(text) || (sig.kill && !killed) ||
 		(peak >= w.memory/2 && !killed):
 		// A thread's stack counts against the data limit too, and a worker
 		// that dies of something else (a fault in the runtime when a mapping
 		// fails) with half its limit resident is out of memory as well.
 		return &js.Error{Code: js.CodeMemoryLimit, Message: "the script used more memory than its worker process may have (" + mib(w.memory) + "); the worker was replaced"}
-	case strings.Contains(text, "stack overflow") || strings.Contains(text, "stack exceeds"):
-		return &js.Error{Code: js.CodeLimitExceeded, Message: "the script overflowed the stack of its worker process (deep recursion inside a builtin); the worker was replaced"}
 	case sig.xcpu || strings.Contains(text, cpuLimitMessage):
 		return &js.Error{Code: js.CodeTimeout, Message: "the script used more CPU time than its budget allows; the worker was replaced"}
 	}
@@ -368,6 +407,24 @@ func (w *proc) crashError() *js.Error {
 		why = "signal " + sig.name
 	}
 	return &js.Error{Code: js.CodeRuntimeError, Message: "the worker process running the script crashed (" + why + ")" + w.stderr.firstLine(": ")}
+}
+
+// runtimeFault reports a worker that died of a fault inside Go's own
+// runtime: a fatal "SIGSEGV" (not a panic, which goja or the sandbox would
+// have recovered) whose first goroutine is running runtime code. Under
+// RLIMIT_DATA that is a mapping the runtime could not make: the garbage
+// collector faulted at address 0 in about one of eight lean runs of
+// 'x'.repeat(2**29) at 512 MiB, with little resident.
+func runtimeFault(stderr string) bool {
+	if !strings.HasPrefix(stderr, "SIGSEGV: segmentation violation") {
+		return false
+	}
+	_, rest, ok := strings.Cut(stderr, "\ngoroutine ")
+	if !ok {
+		return false
+	}
+	_, rest, _ = strings.Cut(rest, "\n") // the goroutine's header
+	return strings.HasPrefix(rest, "runtime.")
 }
 
 // cpuLimitMessage is what a worker says on stderr when its CPU limit ends it.

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"runtime/debug"
@@ -21,30 +22,61 @@ import (
 // Arg is the argument that makes a binary a worker (see Main).
 const Arg = spawn.Arg
 
+// init makes a process started as a worker serve, before anything of the
+// host's own runs: Go initialises this package before every package that
+// imports it, and the main package last, so a worker never runs the host's
+// main (nor its init, nor that of any package that uses a Pool). A host
+// that forgot to call Main used to run its whole main in every worker,
+// which started a pool, which started workers: hundreds of processes in
+// seconds.
+func init() {
+	Main()
+}
+
+// startedAsWorker reports whether this process was started as a worker:
+// with Arg as its only argument.
+func startedAsWorker() bool {
+	return len(os.Args) == 2 && os.Args[1] == Arg
+}
+
 // Main makes the running binary a worker when it was started as one — with
-// Arg as its only argument — and returns otherwise. Call it first thing in
-// main of any binary that uses a Pool: a worker serves runs on its stdin and
-// stdout until its stdin closes, then exits.
+// Arg as its only argument — and returns at once otherwise. The package's
+// init calls it, so a binary that imports this package is a worker without
+// calling it; calling it again first thing in main, as older versions
+// asked, is harmless. A worker serves runs on its stdin and stdout until
+// its stdin closes, then exits: Main never returns in a worker.
 func Main() {
-	if len(os.Args) != 2 || os.Args[1] != Arg {
+	if !startedAsWorker() {
 		return
 	}
 	closeInherited()
-	if err := Serve(pollable(os.Stdin), os.Stdout); err != nil {
+	// Served from a goroutine of its own: during package initialisation
+	// the calling goroutine is locked to the main thread, and a locked
+	// goroutine is woken by a hand-off between threads, a cost on every
+	// frame of every run.
+	done := make(chan error, 1)
+	go func() { done <- Serve(pollable(os.Stdin), os.Stdout) }()
+	if err := <-done; err != nil {
 		os.Exit(3)
 	}
 	os.Exit(0)
 }
 
-// Serve is a worker's side of the protocol: it applies the limits the host
-// sends first, then runs one script at a time until in ends. Main calls it;
-// tests may call it on pipes of their own.
+// Serve is a worker's side of the protocol: it says hello (helloFrame),
+// applies the limits the host sends first, then runs one script at a time
+// until in ends. Main calls it; tests may call it on pipes of their own.
 func Serve(in io.Reader, out io.Writer) error {
 	w := &server{in: bufio.NewReaderSize(in, 64<<10), out: bufio.NewWriterSize(out, 64<<10), cache: js.NewCache(64)}
 	if f, ok := in.(*os.File); ok {
 		w.ready = newReadyWaiter(f)
 	}
-	kind, body, err := readFrame(w.in, 1<<30)
+	if _, err := w.out.Write(helloFrame()); err != nil {
+		return err
+	}
+	if err := w.out.Flush(); err != nil {
+		return err
+	}
+	kind, body, err := readFrame(w.in, maxToWorker)
 	if err != nil {
 		return err
 	}
@@ -59,6 +91,10 @@ func Serve(in io.Reader, out io.Writer) error {
 		return err
 	}
 	w.wasmCache = cfg.WasmCacheDir
+	w.memoryBytes = cfg.MemoryBytes
+	if !cfg.Hardened {
+		w.profile = js.Lean // the process contains the script (Config.profile)
+	}
 	if err := w.send(kindReady, nil); err != nil {
 		return err
 	}
@@ -67,9 +103,12 @@ func Serve(in io.Reader, out io.Writer) error {
 
 // server is the worker's state: at most one run at a time.
 type server struct {
-	in    *bufio.Reader
-	cache *js.Cache
-	tools []string
+	in      *bufio.Reader
+	cache   *js.Cache
+	tools   []string
+	profile js.Profile // js.Lean unless the pool asked for js.Hardened
+
+	memoryBytes int64 // the data limit (configMsg.MemoryBytes); 0: none
 
 	ready *readyWaiter // waits for stdin to have a frame (js.Idler); nil: not polled
 
@@ -100,6 +139,11 @@ type remoteRun struct {
 func (w *server) send(kind byte, payload any) error {
 	w.wmu.Lock()
 	defer w.wmu.Unlock()
+	return w.sendLocked(kind, payload)
+}
+
+// sendLocked sends one frame; wmu is held.
+func (w *server) sendLocked(kind byte, payload any) error {
 	if w.broken != nil {
 		return w.broken
 	}
@@ -114,7 +158,7 @@ func (w *server) serve() error {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	for {
-		kind, body, err := readFrame(w.in, 1<<30)
+		kind, body, err := readFrame(w.in, maxToWorker)
 		if err != nil {
 			w.cancelJob()
 			if err == io.EOF {
@@ -296,14 +340,24 @@ func (w *server) runScript(ctx context.Context, run *remoteRun, m *runMsg) {
 	defer run.cancel()
 	abandonedBefore := js.Abandoned()
 	setCPULimit(cmp.Or(m.Limits.Timeout, js.DefaultTimeout))
-	opt := js.Options{Limits: m.Limits, Input: m.Input, Tools: w.tools, Host: remoteHost{w, run}}
+	opt := js.Options{Limits: m.Limits, Profile: w.profile, Input: m.Input, Tools: w.tools, Host: remoteHost{w, run, turnBudget(m.Limits)}}
 	if m.Logs {
 		opt.OnLog = func(l js.Log) { _ = w.send(kindLog, l) }
 	}
 	res := js.RunJob(ctx, w.cache, js.Job{Code: m.Code, MaxCodeBytes: m.MaxCodeBytes, Options: opt})
+	if mapped := mappedBytes(); w.memoryBytes > 0 && mapped > w.memoryBytes && (res.Err == nil || res.Err.Code != js.CodeMemoryLimit) {
+		// RLIMIT_DATA should have refused this: measured, the kernel let a
+		// lean worker map 1 GB under a 512 MiB limit now and then (after
+		// some deep recursions in the same process; the cause is not
+		// found). The run does not get to keep what it made past the limit;
+		// the worker retires (nearDataLimit).
+		res = &js.Result{Logs: res.Logs, LogsTruncated: res.LogsTruncated, ToolCalls: res.ToolCalls, LateCalls: res.LateCalls,
+			TypeScript: res.TypeScript, Err: &js.Error{Code: js.CodeMemoryLimit, Message: fmt.Sprintf(
+				"the script made its worker process map %d MiB, over its limit of %d MiB", mapped>>20, w.memoryBytes>>20)}}
+	}
 	done := doneMsg{Value: res.Value, Logs: res.Logs, LogsTruncated: res.LogsTruncated, Err: toErrMsg(res.Err),
 		ToolCalls: res.ToolCalls, LateCalls: res.LateCalls, TypeScript: res.TypeScript,
-		Retire: js.Abandoned() > abandonedBefore}
+		Retire: js.Abandoned() > abandonedBefore || w.nearDataLimit()}
 	w.mu.Lock()
 	w.run, w.job = nil, nil
 	for _, rel := range run.releases {
@@ -312,6 +366,28 @@ func (w *server) runScript(ctx context.Context, run *remoteRun, m *runMsg) {
 	_ = w.send(kindDone, done)
 	w.mu.Unlock()
 	giveBackMemory()
+}
+
+// nearDataLimit reports that the Go runtime has mapped half the worker's
+// data limit or more. It never unmaps its heap, and RLIMIT_DATA counts the
+// mappings, not what is resident: after a run that came near the limit (a
+// lean run's builtin building hundreds of megabytes, ended by the heap
+// watchdog) the next small one could fail to map a page — the collector
+// then faults — and be reported as out of memory. Such a worker retires
+// after answering; the pool replaces it off the run's path.
+func (w *server) nearDataLimit() bool {
+	if w.memoryBytes <= 0 {
+		return false
+	}
+	return mappedBytes() >= w.memoryBytes/2
+}
+
+// mappedBytes is the memory Go's runtime has mapped read-write: what
+// RLIMIT_DATA counts of it, and never less (it does not unmap its heap).
+func mappedBytes() int64 {
+	sample := []metrics.Sample{{Name: "/memory/classes/total:bytes"}}
+	metrics.Read(sample)
+	return int64(sample[0].Value.Uint64())
 }
 
 // giveBackMemory returns a heavy run's memory to the OS once it has
@@ -334,6 +410,9 @@ const heavyRunBytes = 64 << 20
 type remoteHost struct {
 	w   *server
 	run *remoteRun
+	// budget is the run's memory budget, the most a turn's calls may take
+	// on the wire (turnBudget).
+	budget int64
 }
 
 func (h remoteHost) Start(calls []*js.Call) {
@@ -344,14 +423,59 @@ func (h remoteHost) Start(calls []*js.Call) {
 		msgs[i] = callMsg{Index: c.Index, Tool: c.Tool, Args: c.Args, Line: c.Line, Column: c.Column}
 	}
 	h.w.mu.Unlock()
-	// One frame for the turn, written outside mu: a settlement that comes
-	// back before the write returns finds its call.
-	if h.w.send(kindCalls, appendCalls(nil, msgs)) != nil {
+	if why := h.refuse(msgs); why != "" {
+		// Refused before anything is written: the host never sees these
+		// calls, and the run ends as it would in process (binary.go).
+		for _, c := range calls {
+			c.Abort(&js.Error{Code: js.CodeMemoryLimit, Message: why})
+		}
+		return
+	}
+	// Written outside mu: a settlement that comes back before the write
+	// returns finds its call.
+	if h.w.sendCalls(msgs) != nil {
 		// The host is gone: end the run rather than wait for answers.
 		for _, c := range calls {
 			c.Abort(&js.Error{Code: js.CodeCanceled, Message: "the host stopped listening to the worker"})
 		}
 	}
+}
+
+// refuse says why a turn's calls cannot be sent, or "": a call must fit
+// one frame, and the turn the run's memory budget.
+func (h remoteHost) refuse(msgs []callMsg) string {
+	for _, m := range msgs {
+		if n := callsSize([]callMsg{m}); n < 0 || n > maxFrame-1 {
+			// In process no string of the call can be this long either: the
+			// sandbox's cap on a string ends the run with memory_limit.
+			return fmt.Sprintf("tool call %d: its name and arguments take more than %d bytes, the most one call may",
+				m.Index, maxFrame-1-callHeader)
+		}
+	}
+	if n := callsSize(msgs); n < 0 || int64(n) > h.budget {
+		return fmt.Sprintf("the tool calls made together (%d) take more than the run's memory limit of %d bytes in names and arguments", len(msgs), h.budget)
+	}
+	return ""
+}
+
+// sendCalls sends a turn's calls: in one frame when they fit, else in
+// frames of whole calls of at most maxFrame, the last one kindCalls, with
+// no other frame between them.
+func (w *server) sendCalls(msgs []callMsg) error {
+	w.wmu.Lock()
+	defer w.wmu.Unlock()
+	var b []byte
+	for i := range msgs {
+		n := callsSize(msgs[i : i+1])
+		if len(b) > 0 && len(b)+n > maxFrame-1 {
+			if err := w.sendLocked(kindMore, b); err != nil {
+				return err
+			}
+			b = nil
+		}
+		b = appendCalls(b, msgs[i:i+1])
+	}
+	return w.sendLocked(kindCalls, b)
 }
 
 // Idle implements js.Idler: the script has nothing to do until a

@@ -13,15 +13,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/codemode-dev/codemode/sandbox/worker"
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
 )
 
-// TestMain makes the test binary its own worker (the in-process server's
-// pool starts it) and checks for leaked goroutines.
+// TestMain checks for leaked goroutines. (The binary is also the in-process
+// server's worker: package worker's init makes it one.)
 func TestMain(m *testing.M) {
-	worker.Main()
 	goleak.VerifyTestMain(m)
 }
 

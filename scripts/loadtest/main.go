@@ -31,12 +31,9 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-
-	"github.com/codemode-dev/codemode/sandbox/worker"
 )
 
 func main() {
-	worker.Main() // the in-process server's worker pool starts this binary as its workers
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	os.Exit(cli(ctx, os.Args[1:], os.Stdout, os.Stderr))

@@ -3,6 +3,9 @@
 // RangeError (String() would end on the call-depth limit).
 // expect: runtime_error
 // memory: 256MiB
+// worker expect: timeout
+// worker timeout: 2s
+// worker why: without the hardened replacer JSON.stringify recurses natively 200,000 deep, deaf to the interrupt, for longer than any test budget: the deadline ends the run and its worker is replaced
 let a = [];
 for (let i = 0; i < 2e5; i++) a = [a];
 return JSON.stringify(a).length + String(a).length;

@@ -13,7 +13,8 @@ import (
 	"os"
 )
 
-// Arg is the argument that makes a binary a worker (worker.Main answers it).
+// Arg is the argument that makes a binary a worker (worker.Main answers it,
+// from package worker's init).
 const Arg = "__codemode_worker__"
 
 // Self is the command that starts this binary as a worker: its own
