@@ -55,7 +55,7 @@ func Main() {
 	// goroutine is woken by a hand-off between threads, a cost on every
 	// frame of every run.
 	done := make(chan error, 1)
-	go func() { done <- Serve(os.Stdin, os.Stdout) }()
+	go func() { done <- Serve(pollable(os.Stdin), os.Stdout) }()
 	if err := <-done; err != nil {
 		os.Exit(3)
 	}
@@ -67,6 +67,9 @@ func Main() {
 // until in ends. Main calls it; tests may call it on pipes of their own.
 func Serve(in io.Reader, out io.Writer) error {
 	w := &server{in: bufio.NewReaderSize(in, 64<<10), out: bufio.NewWriterSize(out, 64<<10), cache: js.NewCache(64)}
+	if f, ok := in.(*os.File); ok {
+		w.ready = newReadyWaiter(f)
+	}
 	if _, err := w.out.Write(helloFrame()); err != nil {
 		return err
 	}
@@ -107,11 +110,18 @@ type server struct {
 
 	memoryBytes int64 // the data limit (configMsg.MemoryBytes); 0: none
 
-	mu     sync.Mutex // guards out, run, job
+	ready *readyWaiter // waits for stdin to have a frame (js.Idler); nil: not polled
+
+	mu  sync.Mutex         // guards run, job; taken before wmu
+	run *remoteRun         // the script running, if any
+	job context.CancelFunc // ends the script or WASM call running, if any
+
+	// wmu guards out and broken, apart from mu: a turn's calls are written
+	// without holding up the reader, which may be settling the previous
+	// turn's calls meanwhile.
+	wmu    sync.Mutex
 	out    *bufio.Writer
-	run    *remoteRun         // the script running, if any
-	job    context.CancelFunc // ends the script or WASM call running, if any
-	broken error              // the host stopped reading: nothing more can be said
+	broken error // the host stopped reading: nothing more can be said
 
 	wasmCache string
 	rt        *wasm.Runtime           // made at the first module
@@ -127,11 +137,12 @@ type remoteRun struct {
 }
 
 func (w *server) send(kind byte, payload any) error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
+	w.wmu.Lock()
+	defer w.wmu.Unlock()
 	return w.sendLocked(kind, payload)
 }
 
+// sendLocked sends one frame; wmu is held.
 func (w *server) sendLocked(kind byte, payload any) error {
 	if w.broken != nil {
 		return w.broken
@@ -283,7 +294,7 @@ func (w *server) callModule(ctx context.Context, cancel context.CancelFunc, mod 
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.job = nil
-	_ = w.sendLocked(kindWasmDone, body)
+	_ = w.send(kindWasmDone, body)
 }
 
 // wasmErr is a wasm.Error on the wire.
@@ -352,7 +363,7 @@ func (w *server) runScript(ctx context.Context, run *remoteRun, m *runMsg) {
 	for _, rel := range run.releases {
 		rel()
 	}
-	_ = w.sendLocked(kindDone, done)
+	_ = w.send(kindDone, done)
 	w.mu.Unlock()
 	giveBackMemory()
 }
@@ -394,7 +405,8 @@ func giveBackMemory() {
 // run.
 const heavyRunBytes = 64 << 20
 
-// remoteHost hands a turn's calls to the host process.
+// remoteHost hands a turn's calls to the host process, and waits for their
+// settlements as a js.Idler.
 type remoteHost struct {
 	w   *server
 	run *remoteRun
@@ -406,11 +418,11 @@ type remoteHost struct {
 func (h remoteHost) Start(calls []*js.Call) {
 	msgs := make([]callMsg, len(calls))
 	h.w.mu.Lock()
-	defer h.w.mu.Unlock()
 	for i, c := range calls {
 		h.run.calls[c.Index] = c
 		msgs[i] = callMsg{Index: c.Index, Tool: c.Tool, Args: c.Args, Line: c.Line, Column: c.Column}
 	}
+	h.w.mu.Unlock()
 	if why := h.refuse(msgs); why != "" {
 		// Refused before anything is written: the host never sees these
 		// calls, and the run ends as it would in process (binary.go).
@@ -419,7 +431,9 @@ func (h remoteHost) Start(calls []*js.Call) {
 		}
 		return
 	}
-	if h.w.sendCallsLocked(msgs) != nil {
+	// Written outside mu: a settlement that comes back before the write
+	// returns finds its call.
+	if h.w.sendCalls(msgs) != nil {
 		// The host is gone: end the run rather than wait for answers.
 		for _, c := range calls {
 			c.Abort(&js.Error{Code: js.CodeCanceled, Message: "the host stopped listening to the worker"})
@@ -444,9 +458,12 @@ func (h remoteHost) refuse(msgs []callMsg) string {
 	return ""
 }
 
-// sendCallsLocked sends a turn's calls: in one frame when they fit, else
-// in frames of whole calls of at most maxFrame, the last one kindCalls.
-func (w *server) sendCallsLocked(msgs []callMsg) error {
+// sendCalls sends a turn's calls: in one frame when they fit, else in
+// frames of whole calls of at most maxFrame, the last one kindCalls, with
+// no other frame between them.
+func (w *server) sendCalls(msgs []callMsg) error {
+	w.wmu.Lock()
+	defer w.wmu.Unlock()
 	var b []byte
 	for i := range msgs {
 		n := callsSize(msgs[i : i+1])
@@ -460,3 +477,7 @@ func (w *server) sendCallsLocked(msgs []callMsg) error {
 	}
 	return w.sendLocked(kindCalls, b)
 }
+
+// Idle implements js.Idler: the script has nothing to do until a
+// settlement comes (readyWaiter).
+func (h remoteHost) Idle() { h.w.ready.wait() }
