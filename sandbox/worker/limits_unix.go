@@ -46,8 +46,14 @@ func dataLimited() bool { return !RaceDetector }
 
 // workerProcs bounds a worker's parallelism: a script is one thread of
 // JavaScript plus the garbage collector, and must not spread over every core
-// of the host. It also makes the CPU limit below meaningful.
-const workerProcs = 2
+// of the host. It also makes the CPU limit below meaningful. One: with a
+// second processor every result that reached the worker's reader woke the
+// idle one too, and a tool call cost 140 µs against 65 µs with one
+// (BenchmarkCallRoundTrip, -cpu 1, interleaved, a shared 2-core machine),
+// Execute/worker/js 3.2 ms against 2.4 ms. Scripts that compute and allocate
+// a lot pay for it: a 200,000-object sort ran ≈ 15 % slower, the collector
+// sharing the script's thread.
+const workerProcs = 1
 
 // setCPULimit lets the coming run use at most workerProcs+1 times its time
 // budget of CPU (plus two seconds: the limit counts whole seconds) on top of
