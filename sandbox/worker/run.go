@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -22,6 +23,7 @@ type hostRun struct {
 	mu       sync.Mutex
 	finished bool
 	causes   map[int]any // the host's own values of rejected calls, by index
+	codes    map[int]js.Code // the codes of the calls the host rejected or aborted, by index
 	holds    int
 	holdCh   chan struct{}  // cap 1: holds changed
 	abortCh  chan *js.Error // cap 1: the first call the host aborted
@@ -52,6 +54,7 @@ func (r *hostRun) Settle(c *js.Call, result json.RawMessage, err *js.Error, abor
 	body := result
 	if err != nil {
 		m.Err = toErrMsg(err)
+		r.codes[c.Index] = err.Code
 		if err.Cause != nil {
 			r.causes[c.Index] = err.Cause
 		}
@@ -182,7 +185,7 @@ func (w *proc) run(ctx context.Context, job js.Job) (res *js.Result, healthy boo
 			"the script's code, input and tool names take %d bytes, more than a worker process takes (%d)", len(runFrame), maxToWorker-1)}}, true
 	}
 	w.tools = opt.Tools
-	hr := &hostRun{w: w, causes: make(map[int]any), holdCh: make(chan struct{}, 1), abortCh: make(chan *js.Error, 1), started: make(chan struct{}, 1)}
+	hr := &hostRun{w: w, causes: make(map[int]any), codes: make(map[int]js.Code), holdCh: make(chan struct{}, 1), abortCh: make(chan *js.Error, 1), started: make(chan struct{}, 1)}
 	defer hr.end()
 	nextCall, maxCalls := 0, cmp.Or(opt.Limits.MaxToolCalls, js.DefaultMaxToolCalls)
 	// The worker sends only the console lines it keeps, which fit the
@@ -273,7 +276,7 @@ func (w *proc) run(ctx context.Context, job js.Job) (res *js.Result, healthy boo
 			switch f.kind {
 			case kindLog:
 				var l js.Log
-				if json.Unmarshal(f.body, &l) != nil {
+				if json.Unmarshal(f.body, &l) != nil || !logLevels[l.Level] {
 					return fail(w.misbehaved(hr, "a malformed log line"))
 				}
 				n := js.LineChars(l.Message)
@@ -289,6 +292,9 @@ func (w *proc) run(ctx context.Context, job js.Job) (res *js.Result, healthy boo
 				var d doneMsg
 				if json.Unmarshal(f.body, &d) != nil {
 					return fail(w.misbehaved(hr, "a malformed result"))
+				}
+				if why := d.forged(hr.settledCodes()); why != "" {
+					return fail(w.misbehaved(hr, why))
 				}
 				hr.finish()
 				res := &js.Result{Value: d.Value, Logs: d.Logs, LogsTruncated: d.LogsTruncated, Err: d.Err.toError(),
@@ -340,6 +346,47 @@ func (w *proc) run(ctx context.Context, job js.Job) (res *js.Result, healthy boo
 				"the script did not finish within its timeout of %v, and its worker process did not answer; it was killed", lim.Timeout)}}, false
 		}
 	}
+}
+
+// logLevels are the levels of the console's lines (js.Log): a worker's
+// line of another level is no line a script wrote.
+var logLevels = map[string]bool{"log": true, "info": true, "warn": true, "error": true, "debug": true}
+
+// forged says what in a worker's result no run could have made, or "": a
+// log line of a level the console has not, or an error code the run could
+// not end with — one of the sandbox's own when the error is the run's
+// (runCodes), or the very code the host gave the tool call it names.
+// Unchecked, a worker could put a 128 MiB "level" or "code", which no cap
+// on messages cuts, into the answer and every event of the run, or blame a
+// call for an error its tool never gave.
+func (d *doneMsg) forged(codes map[int]js.Code) string {
+	for _, l := range d.Logs {
+		if !logLevels[l.Level] {
+			return "a result with a malformed log line"
+		}
+	}
+	switch e := d.Err; {
+	case e == nil:
+	case e.Call == 0 && !runCodes[e.Code]:
+		return "a result with an error code no run ends with"
+	case e.Call != 0 && (codes[e.Call-1] != e.Code || e.Code == ""):
+		return "a result with an error the host did not give the call it names"
+	}
+	return ""
+}
+
+// runCodes are the codes a run's own error (not a tool call's) can have:
+// the sandbox's, and tool_error for a tool result that is not JSON.
+var runCodes = map[js.Code]bool{
+	js.CodeSyntaxError: true, js.CodeRuntimeError: true, js.CodeTimeout: true, js.CodeCanceled: true,
+	js.CodeLimitExceeded: true, js.CodeMemoryLimit: true, js.CodeOutputLimit: true, "tool_error": true,
+}
+
+// settledCodes is a copy of the codes the host settled calls with.
+func (r *hostRun) settledCodes() map[int]js.Code {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return maps.Clone(r.codes)
 }
 
 // abortGrace is how long a run that is ending (canceled by its caller, or
