@@ -22,7 +22,7 @@ type hostRun struct {
 
 	mu       sync.Mutex
 	finished bool
-	causes   map[int]any // the host's own values of rejected calls, by index
+	causes   map[int]any     // the host's own values of rejected calls, by index
 	codes    map[int]js.Code // the codes of the calls the host rejected or aborted, by index
 	holds    int
 	holdCh   chan struct{}  // cap 1: holds changed
