@@ -781,3 +781,40 @@ func TestRedTeamIdleWorkerMemory(t *testing.T) {
 	}
 	h.wg.Wait()
 }
+
+func init() {
+	brokenWorkers["rt-deaf-hold"] = func() { // a turn of two calls, then stops reading (a frozen worker)
+		handshake()
+		in := bufio.NewReader(os.Stdin)
+		_, _, _ = readFrame(in, 1<<30)
+		w := bufio.NewWriter(os.Stdout)
+		_ = writeFrame(w, kindCalls, appendCalls(nil, []callMsg{
+			{Index: 0, Tool: "hold", Args: json.RawMessage(`{}`)},
+			{Index: 1, Tool: "big", Args: json.RawMessage(`{}`)},
+		}))
+		time.Sleep(brokenFor)
+	}
+}
+
+// A frozen worker (it stopped reading its stdin) with one call held for an
+// approval and another's result larger than a pipe in flight: that settle
+// blocks writing. When the approval ends, the run's clock must start again
+// and its backstop end the run; the release used to wait for the blocked
+// settle's lock, the clock stayed stopped, and the run never ended.
+func TestRedTeamFrozenWorkerDuringAHold(t *testing.T) {
+	p := newPool(t, Config{Command: self("rt-deaf-hold"), Warm: 1, Max: 1})
+	waitWarm(t, p, 1)
+	h := &rtHost{release: make(chan struct{}), held: make(chan struct{}, 1)}
+	lim := js.Limits{Timeout: 300 * time.Millisecond}
+	go func() {
+		<-h.held
+		time.Sleep(500 * time.Millisecond) // big's settle is blocked by then
+		close(h.release)
+	}()
+	res, took := rtRun(t, p, h, `return 1`, lim, 500*time.Millisecond+lim.Timeout+backstop(lim.Timeout)+stopSlack, nil)
+	if code(res) != "timeout" {
+		t.Errorf("got %s (%v), want timeout", code(res), res.Err)
+	}
+	t.Logf("%s after %v", code(res), took.Round(time.Millisecond))
+	h.wg.Wait()
+}

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/codemode-dev/codemode/sandbox/js"
@@ -24,7 +25,12 @@ type hostRun struct {
 	finished bool
 	causes   map[int]any     // the host's own values of rejected calls, by index
 	codes    map[int]js.Code // the codes of the calls the host rejected or aborted, by index
-	holds    int
+	// holds counts the calls holding the run's clock. It is not under mu:
+	// a Settle holds mu while it writes to the worker, which blocks for
+	// good on a frozen one, and the run loop reading holds, or a hold
+	// ending, must not wait for that (the clock would never restart, and
+	// the backstop never kill the worker).
+	holds    atomic.Int64
 	holdCh   chan struct{}  // cap 1: holds changed
 	abortCh  chan *js.Error // cap 1: the first call the host aborted
 	starting int            // turns inside the host's Start
@@ -76,9 +82,9 @@ func (r *hostRun) Hold(c *js.Call) func() {
 	var once sync.Once
 	return func() {
 		once.Do(func() {
+			r.setHolds(-1) // first: the clock restarts even if the lock is held by a blocked Settle
 			r.mu.Lock()
 			defer r.mu.Unlock()
-			r.setHolds(-1)
 			if !r.finished {
 				_ = r.w.send(kindRelease, holdMsg{Index: c.Index})
 			}
@@ -86,16 +92,12 @@ func (r *hostRun) Hold(c *js.Call) func() {
 	}
 }
 
-func (r *hostRun) setHolds(d int) {
-	r.holds += d
+func (r *hostRun) setHolds(d int64) {
+	r.holds.Add(d)
 	notify(r.holdCh)
 }
 
-func (r *hostRun) held() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.holds > 0
-}
+func (r *hostRun) held() bool { return r.holds.Load() > 0 }
 
 // finish drops every later outcome and turn: the worker has moved on.
 func (r *hostRun) finish() {
