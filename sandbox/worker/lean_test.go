@@ -36,4 +36,3 @@ func TestLeanRegexpKeepsItsAnswer(t *testing.T) {
 		t.Errorf("the match of %d a's answered %s; it matches", got.N, res.Value)
 	}
 }
-
