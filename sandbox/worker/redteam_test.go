@@ -818,3 +818,42 @@ func TestRedTeamFrozenWorkerDuringAHold(t *testing.T) {
 	t.Logf("%s after %v", code(res), took.Round(time.Millisecond))
 	h.wg.Wait()
 }
+
+// busyHost resolves quick at once, then runs big inside Start, holding
+// its clock for an instant (an approval granted at once) and resolving it
+// with 1 MiB: a host may run calls before Start returns (js.Host), and its
+// reader of the worker's frames waits meanwhile.
+type busyHost struct{}
+
+func (busyHost) Start(calls []*js.Call) {
+	for _, c := range calls {
+		if c.Tool == "quick" {
+			c.Resolve(json.RawMessage(`1`))
+		}
+	}
+	for _, c := range calls {
+		if c.Tool == "big" {
+			time.Sleep(300 * time.Millisecond) // the script fills the pipe with logs meanwhile
+			release := c.Hold()
+			release()
+			c.Resolve(json.RawMessage(`"` + strings.Repeat("x", 1<<20) + `"`))
+		}
+	}
+}
+
+// A script that writes logs while its host runs a call inside Start: the
+// worker blocks writing them, as the host reads nothing meanwhile. That
+// writer held the lock the worker's reader needed for the hold that came
+// next, so the reader stopped, the host blocked writing big's result, and
+// the run ended at the backstop with timeout (4.8 s); in process it
+// succeeds in a fraction of a second.
+func TestWriterNeverBlocksTheReader(t *testing.T) {
+	p := newPool(t, Config{Warm: 1, Max: 1})
+	waitWarm(t, p, 1)
+	res := p.RunScript(context.Background(), js.Job{
+		Code:    `const p = tools.big({}); await tools.quick({}); for (let i = 0; i < 40000; i++) console.log(""); return (await p).length`,
+		Options: js.Options{Limits: js.Limits{Timeout: 3 * time.Second}, Tools: []string{"big", "quick"}, Host: busyHost{}, OnLog: func(js.Log) {}}})
+	if res.Err != nil || string(res.Value) != "1048576" {
+		t.Errorf("got %s %v, want 1048576", res.Value, res.Err)
+	}
+}

@@ -107,11 +107,19 @@ type server struct {
 
 	memoryBytes int64 // the data limit (configMsg.MemoryBytes); 0: none
 
-	mu     sync.Mutex // guards out, run, job
+	mu  sync.Mutex         // guards run, job
+	run *remoteRun         // the script running, if any
+	job context.CancelFunc // ends the script or WASM call running, if any
+
+	// outMu guards out and broken. It is held while a frame is written,
+	// which blocks while the host is not reading (its reader runs calls
+	// inside the host's Start), so the reader of this side never takes it:
+	// with one lock for both, a script writing logs blocked the reader's
+	// next hold or settle, the host then blocked writing to this worker,
+	// and the run ended at the backstop (TestWriterNeverBlocksTheReader).
+	outMu  sync.Mutex
 	out    *bufio.Writer
-	run    *remoteRun         // the script running, if any
-	job    context.CancelFunc // ends the script or WASM call running, if any
-	broken error              // the host stopped reading: nothing more can be said
+	broken error // the host stopped reading: nothing more can be said
 
 	wasmCache string
 	rt        *wasm.Runtime           // made at the first module
@@ -127,8 +135,8 @@ type remoteRun struct {
 }
 
 func (w *server) send(kind byte, payload any) error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
+	w.outMu.Lock()
+	defer w.outMu.Unlock()
 	return w.sendLocked(kind, payload)
 }
 
@@ -281,9 +289,9 @@ func (w *server) callModule(ctx context.Context, cancel context.CancelFunc, mod 
 		body = append([]byte{0}, out...)
 	}
 	w.mu.Lock()
-	defer w.mu.Unlock()
 	w.job = nil
-	_ = w.sendLocked(kindWasmDone, body)
+	w.mu.Unlock()
+	_ = w.send(kindWasmDone, body)
 }
 
 // wasmErr is a wasm.Error on the wire.
@@ -352,8 +360,8 @@ func (w *server) runScript(ctx context.Context, run *remoteRun, m *runMsg) {
 	for _, rel := range run.releases {
 		rel()
 	}
-	_ = w.sendLocked(kindDone, done)
 	w.mu.Unlock()
+	_ = w.send(kindDone, done)
 	giveBackMemory()
 }
 
@@ -406,11 +414,13 @@ type remoteHost struct {
 func (h remoteHost) Start(calls []*js.Call) {
 	msgs := make([]callMsg, len(calls))
 	h.w.mu.Lock()
-	defer h.w.mu.Unlock()
 	for i, c := range calls {
 		h.run.calls[c.Index] = c
 		msgs[i] = callMsg{Index: c.Index, Tool: c.Tool, Args: c.Args, Line: c.Line, Column: c.Column}
 	}
+	h.w.mu.Unlock()
+	h.w.outMu.Lock()
+	defer h.w.outMu.Unlock()
 	if why := h.refuse(msgs); why != "" {
 		// Refused before anything is written: the host never sees these
 		// calls, and the run ends as it would in process (binary.go).
