@@ -857,3 +857,36 @@ func TestWriterNeverBlocksTheReader(t *testing.T) {
 		t.Errorf("got %s %v, want 1048576", res.Value, res.Err)
 	}
 }
+
+func init() {
+	brokenWorkers["rt-deaf-done"] = func() { // a call, its answer never read, then a result
+		handshake()
+		in := bufio.NewReader(os.Stdin)
+		_, _, _ = readFrame(in, 1<<30)
+		w := bufio.NewWriter(os.Stdout)
+		_ = writeFrame(w, kindCalls, appendCalls(nil, []callMsg{{Index: 0, Tool: "big", Args: json.RawMessage(`{}`)}}))
+		time.Sleep(300 * time.Millisecond) // big's settle is blocked writing by then
+		_ = writeFrame(w, kindDone, doneMsg{Value: json.RawMessage(`1`)})
+		time.Sleep(brokenFor)
+	}
+}
+
+// A frozen worker that answers its run while the result of its call is
+// stuck on the way to it: the run ends by the backstop's kill at the
+// latest. Reading the result took the lock the blocked settle held, and
+// the run never ended.
+func TestRedTeamFrozenWorkerAnswersWithASettleInFlight(t *testing.T) {
+	p := newPool(t, Config{Command: self("rt-deaf-done"), Warm: 1, Max: 1})
+	waitWarm(t, p, 1)
+	h := &rtHost{}
+	lim := js.Limits{Timeout: 300 * time.Millisecond}
+	res, took := rtRun(t, p, h, `return 1`, lim, lim.Timeout+backstop(lim.Timeout)+stopSlack, nil)
+	if code(res) != "runtime_error" || !strings.Contains(res.Err.Message, "did not read") {
+		t.Errorf("got %s %v, want runtime_error saying the worker did not read", res.Value, res.Err)
+	}
+	t.Logf("%s after %v", code(res), took.Round(time.Millisecond))
+	h.wg.Wait()
+	if s := p.Stats(); s.Replaced != 1 {
+		t.Errorf("stats %+v, want the worker replaced", s)
+	}
+}

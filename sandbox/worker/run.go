@@ -106,6 +106,34 @@ func (r *hostRun) finish() {
 	r.mu.Unlock()
 }
 
+// finishOrKill finishes the run, unless a Settle holds the run's lock
+// writing to a worker that does not read (a worker may answer its run with
+// a call's result still on the way): then, after abortGrace, it kills the
+// worker, which ends that write, finishes the run and reports false. The
+// run loop must never wait on a worker, and finish waits for that lock.
+func (r *hostRun) finishOrKill() bool {
+	if r.mu.TryLock() { // the usual case: no settle being written
+		r.finished = true
+		r.mu.Unlock()
+		return true
+	}
+	done := make(chan struct{})
+	go func() {
+		r.finish()
+		close(done)
+	}()
+	t := time.NewTimer(abortGrace)
+	defer t.Stop()
+	select {
+	case <-done:
+		return true
+	case <-t.C:
+		r.w.kill()
+		<-done
+		return false
+	}
+}
+
 // beginStart admits a turn to the host's Start while the run lasts.
 func (r *hostRun) beginStart() bool {
 	r.mu.Lock()
@@ -295,10 +323,13 @@ func (w *proc) run(ctx context.Context, job js.Job) (res *js.Result, healthy boo
 				if json.Unmarshal(f.body, &d) != nil {
 					return fail(w.misbehaved(hr, "a malformed result"))
 				}
+				if !hr.finishOrKill() {
+					// A settle was stuck writing to it: it stopped reading.
+					return fail(w.misbehaved(hr, "a result while it did not read what the host sent it"))
+				}
 				if why := d.forged(hr.settledCodes()); why != "" {
 					return fail(w.misbehaved(hr, why))
 				}
-				hr.finish()
 				res := &js.Result{Value: d.Value, Logs: d.Logs, LogsTruncated: d.LogsTruncated, Err: d.Err.toError(),
 					ToolCalls: d.ToolCalls, LateCalls: d.LateCalls, TypeScript: d.TypeScript}
 				if res.Err != nil && d.Err.Call > 0 {
