@@ -41,21 +41,15 @@ func eventJSON(ev engine.Event) []byte {
 	return mustJSON(ev)
 }
 
-// mustJSON encodes values that cannot fail to encode (plain structs, raw
-// JSON the engine has checked). HTML is not escaped: SVG fragments read as
-// SVG on the wire. Should one fail all the same (a bug), the client still
-// gets valid JSON: an error object saying what could not be encoded, never
-// a panic that would cut an answer or a stream short.
+// mustJSON encodes values that cannot fail to encode (plain structs, valid
+// raw JSON): a failure is a bug, reported as a panic the handler recovers.
+// HTML is not escaped: SVG fragments read as SVG on the wire.
 func mustJSON(v any) []byte {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
-		b.Reset()
-		_ = enc.Encode(map[string]any{"error": map[string]string{
-			"code":    "runtime_error",
-			"message": fmt.Sprintf("the server could not encode its answer (%T): %v", v, err),
-		}})
+		panic(fmt.Sprintf("server: encoding %T: %v", v, err))
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }

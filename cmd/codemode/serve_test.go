@@ -170,8 +170,14 @@ func startServe(t *testing.T, args ...string) *servedCmd {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &servedCmd{stderr: &lockedBuffer{}, done: make(chan struct{})}
-	s.cmd = exec.Command(bin, append([]string{"serve"}, args...)...)
+	return startServeCmd(t, exec.Command(bin, append([]string{"serve"}, args...)...))
+}
+
+// startServeCmd starts cmd, a codemode serve (perhaps exec'd by a shell
+// that set a limit first), and waits for its ready line.
+func startServeCmd(t *testing.T, cmd *exec.Cmd) *servedCmd {
+	t.Helper()
+	s := &servedCmd{cmd: cmd, stderr: &lockedBuffer{}, done: make(chan struct{})}
 	s.cmd.Env = append(os.Environ(), tokenEnv+"=")
 	s.cmd.Stderr = s.stderr
 	s.cmd.Stdout = s.stderr

@@ -15,6 +15,13 @@
 // reach are guarded by size before they run; the Lean profile, for runs a
 // worker process contains, leaves goja's builtins as they are (Profile).
 //
+// The memory budget is kept by one watchdog that reads the process's Go
+// heap. While runs are going it sets Go's soft memory limit
+// (runtime/debug.SetMemoryLimit) near the heap plus their budgets, so that
+// collections, and so its readings, keep up; it never sets it above a
+// limit the program had (GOMEMLIMIT or its own), keeps one the program
+// sets meanwhile, and gives the program's back when the last run ends.
+//
 // The package is a leaf: it imports nothing of codemode's engine, which
 // implements Host to send every script call down its one call path.
 package js

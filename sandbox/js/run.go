@@ -214,6 +214,9 @@ func (r *runner) loop() {
 			return
 		}
 		r.clock.idle(true)
+		if idler, ok := r.opt.Host.(Idler); ok && len(r.wake) == 0 {
+			idler.Idle()
+		}
 		select {
 		case <-r.wake:
 		case <-r.killed:
@@ -248,6 +251,17 @@ func (r *runner) js(f func() error) *Error {
 		return nil
 	}
 	return r.errorOf(err)
+}
+
+// An Idler is a Host that can wait for its calls' outcomes better than a
+// parked goroutine: a worker's host, whose outcomes come over a pipe, spins
+// on the pipe briefly, so that the thread of the loop, which parks next,
+// finds the outcome's reader runnable instead of waking it up on another.
+// The loop calls Idle when the script has nothing to do but wait for calls,
+// before it parks; Idle returns when an outcome may be near, or after a
+// bound of its own (microseconds).
+type Idler interface {
+	Idle()
 }
 
 // handOver gives the calls made during the last turn to the host.

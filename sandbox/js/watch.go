@@ -1,6 +1,7 @@
 package js
 
 import (
+	"runtime/debug"
 	"runtime/metrics"
 	"strconv"
 	"sync"
@@ -118,7 +119,10 @@ func (c *clock) update(wasPaused bool) {
 // Without forced collections, and with over confirmed at two collections
 // in a row (see tick), a bomb is seen at the second collection after it
 // passed its budget: the heap can reach a few times the budget first.
-// Hard isolation needs a process (a worker with an OS limit).
+// While runs are watched, the watchdog sets Go's soft memory limit near
+// the heap plus their budgets (softHeapTarget, softLimit), so that those
+// collections come in time even after a run that left gigabytes of
+// garbage. Hard isolation needs a process (a worker with an OS limit).
 var heapWatch = &watchdog{runs: make(map[*runner]struct{})}
 
 const watchEvery = 5 * time.Millisecond
@@ -186,7 +190,22 @@ type watchdog struct {
 	mu      sync.Mutex
 	runs    map[*runner]struct{}
 	running bool
-	overAt  uint64 // the collection at which some run was first seen over its budget; 0: none is
+	overAt  uint64    // the collection at which some run was first seen over its budget; 0: none is
+	limit   softLimit // while runs are watched
+	stale   staleHeap // after a run was ended for memory
+}
+
+// staleHeap is what the watchdog knows after it ended a run for memory and
+// the run's loop stopped: the live heap it last read still holds that
+// run's memory, now garbage, until a collection runs. Until two more have
+// (the first may have started while the run's objects were still
+// reachable), the soft limit is set as if the heap were back at the run's
+// base, so the collection comes at once instead of after the collector's
+// goal, gigabytes away; runs that started meanwhile took the stale reading
+// as their base and get the fresh one at that collection.
+type staleHeap struct {
+	base  int64  // the ended run's base
+	until uint64 // the collection count at which the reading is fresh again
 }
 
 func (w *watchdog) add(r *runner) {
@@ -219,24 +238,30 @@ func (w *watchdog) watch() {
 	for range t.C {
 		prev := m
 		m = readMem()
+		var stopped *runner // the run ended for memory, now that its loop stopped
 		if ended != nil {
 			select {
 			case <-ended.done:
 				quiet.active, quiet.cycles = true, m.cycles+quietCycles
-				ended = nil
+				stopped, ended = ended, nil
 			default:
 			}
 		}
 		w.mu.Lock()
+		if stopped != nil {
+			w.stale = staleHeap{base: stopped.mem.liveBase, until: m.cycles + 2}
+		}
 		if len(w.runs) == 0 {
 			w.running = false
+			w.limit.restore()
 			w.mu.Unlock()
 			return
 		}
-		victim, calm := w.tick(m.allocs-prev.allocs, m.live, m.cycles, ended == nil && !quiet.active)
+		victim, calm, heapTarget := w.tick(m.allocs-prev.allocs, m.live, m.cycles, ended == nil && !quiet.active)
 		if quiet.active && (calm || m.cycles >= quiet.cycles) {
 			quiet.active = false
 		}
+		w.limit.apply(heapTarget + m.nonHeap)
 		w.mu.Unlock()
 		if victim != nil {
 			victim.kill(&Error{Code: CodeMemoryLimit, Message: "the script used more memory than its limit of " + mib(victim.lim.MaxMemoryBytes)})
@@ -250,12 +275,21 @@ func (w *watchdog) watch() {
 // tick attributes allocation, finds the runs past half their budget, and
 // picks one to end if blaming is allowed and some run is over at two
 // collections in a row. calm reports that no run is past half its budget.
-func (w *watchdog) tick(allocated uint64, live int64, cycles uint64, mayBlame bool) (victim *runner, calm bool) {
+func (w *watchdog) tick(allocated uint64, live int64, cycles uint64, mayBlame bool) (victim *runner, calm bool, heapTarget int64) {
 	now := time.Now().UnixNano()
 	var total int64
+	base, budgets := live, int64(0)
 	for r := range w.runs {
 		total += r.mem.busy(now) - r.mem.lastBusy
+		base = min(base, r.mem.liveBase)
+		budgets += r.lim.MaxMemoryBytes
 	}
+	seen := live // the live heap the target allows for
+	if cycles < w.stale.until {
+		base = min(base, w.stale.base)
+		seen = min(live, base+budgets)
+	}
+	heapTarget = softHeapTarget(base, budgets, seen)
 	var near []*runner // runs past half their budget
 	triggered := false // some run is past all of it
 	for r := range w.runs {
@@ -279,15 +313,79 @@ func (w *watchdog) tick(allocated uint64, live int64, cycles uint64, mayBlame bo
 	switch {
 	case !triggered:
 		w.overAt = 0
-		return nil, calm
+		return nil, calm, heapTarget
 	case w.overAt == 0:
 		w.overAt = cycles
-		return nil, calm
+		return nil, calm, heapTarget
 	case cycles == w.overAt || !mayBlame:
-		return nil, calm
+		return nil, calm, heapTarget
 	}
 	w.overAt = 0
-	return blame(near), calm
+	return blame(near), calm, heapTarget
+}
+
+// softHeapTarget is the heap the watchdog asks the collector to stay
+// under while runs are watched (see softLimit): the runs' common base plus
+// all their budgets, or the live heap when it is already past that (a run
+// over its budget, or the program's own memory grew), plus a margin for
+// garbage.
+//
+// Without it the collector's next goal is twice the last live heap: after
+// a run that held a gigabyte, the next collection is a gigabyte of
+// allocation away, and the live heap the watchdog reads is stale all that
+// time. A run that starts then takes that stale reading as its base, and
+// what it allocates before the next collection is hidden in its base for
+// good (measured before: eight memory bombs of 128 MiB in sequence left a
+// live heap of 1.1, 1.7, 2.4, 3.6 GB… and the server died under an 8 GB
+// address-space cap on the third). With the target, a collection comes at
+// most the runs' budgets and the margin later, so a stale base hides at
+// most that much and the next bomb ends near its budget again.
+func softHeapTarget(base, budgets, live int64) int64 {
+	return max(base+budgets, live) + max(budgets/4, softMargin)
+}
+
+// softMargin is the least garbage margin softHeapTarget leaves.
+const softMargin = 16 << 20
+
+// softLimit is the Go memory limit (debug.SetMemoryLimit) the watchdog
+// sets while it watches runs, and what it gives back when none is left.
+// The limit is the program's, not only the sandbox's, so:
+//
+//   - the watchdog never raises it: a limit the program set (or
+//     GOMEMLIMIT) that is lower than the target stays;
+//   - a limit the program sets while runs are watched is taken as the
+//     program's own: the watchdog stays under it and restores it;
+//   - when the last run ends, the limit the program had is restored,
+//     unless the program changed it meanwhile.
+//
+// Only the watchdog's goroutine uses it, under watchdog.mu.
+type softLimit struct {
+	active bool  // the watchdog has set the limit
+	host   int64 // the program's limit, math.MaxInt64 when it has none
+	set    int64 // the limit the watchdog last set
+}
+
+// apply sets the memory limit to want, or to the program's when that is
+// lower.
+func (s *softLimit) apply(want int64) {
+	cur := debug.SetMemoryLimit(-1)
+	if !s.active || cur != s.set {
+		s.host = cur // the first time, or the program changed it since: its own
+	}
+	want = min(want, s.host)
+	if d := want - cur; d > 1<<20 || d < -1<<20 || (d != 0 && want == s.host) {
+		debug.SetMemoryLimit(want)
+		cur = want
+	}
+	s.active, s.set = true, cur
+}
+
+// restore gives the program back its limit.
+func (s *softLimit) restore() {
+	if s.active && debug.SetMemoryLimit(-1) == s.set {
+		debug.SetMemoryLimit(s.host)
+	}
+	s.active = false
 }
 
 // quietCycles is how many collections the watchdog waits, after ending a
@@ -297,20 +395,31 @@ func (w *watchdog) tick(allocated uint64, live int64, cycles uint64, mayBlame bo
 // several cycles: blaming on that would end an innocent run.
 const quietCycles = 30
 
-var memSamples = []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/gc/heap/allocs:bytes"}, {Name: "/gc/cycles/total:gc-cycles"}}
+var memSamples = []metrics.Sample{
+	{Name: "/gc/heap/live:bytes"}, {Name: "/gc/heap/allocs:bytes"}, {Name: "/gc/cycles/total:gc-cycles"},
+	{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"},
+	{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/heap/unused:bytes"}, {Name: "/memory/classes/heap/free:bytes"},
+}
 var memMu sync.Mutex
 
-func readMem() (m struct {
+type memReading struct {
 	live   int64
 	allocs uint64
 	cycles uint64
-}) {
+	// nonHeap is what the Go memory limit counts besides heap objects:
+	// goroutine stacks, the runtime's metadata, and so on.
+	nonHeap int64
+}
+
+func readMem() (m memReading) {
 	memMu.Lock()
 	defer memMu.Unlock()
 	metrics.Read(memSamples)
-	m.live = int64(memSamples[0].Value.Uint64())
-	m.allocs = memSamples[1].Value.Uint64()
-	m.cycles = memSamples[2].Value.Uint64()
+	u := func(i int) int64 { return int64(memSamples[i].Value.Uint64()) }
+	m.live = u(0)
+	m.allocs = uint64(u(1))
+	m.cycles = uint64(u(2))
+	m.nonHeap = max(u(3)-u(4)-u(5)-u(6)-u(7), 0)
 	return m
 }
 

@@ -3,9 +3,14 @@ package worker
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/codemode-dev/codemode/sandbox/js"
 	"github.com/codemode-dev/codemode/sandbox/wasm"
@@ -60,6 +65,126 @@ func BenchmarkRun(b *testing.B) {
 // BenchmarkPipeRoundTrip is the floor under every worker round trip: one
 // byte to a child process over a pipe and back, nothing else.
 func BenchmarkPipeRoundTrip(b *testing.B) {
+	echo := startEcho(b)
+	defer echo.close()
+	for b.Loop() {
+		echo.roundTrip(b)
+	}
+}
+
+// BenchmarkCallRoundTrip isolates what one tool call costs through a
+// worker, against the floor, in one benchmark run: each iteration runs a
+// script of callRoundTrips sequential awaited calls and one of none in a
+// warm worker, and makes callRoundTrips bare pipe round trips (as
+// BenchmarkPipeRoundTrip) to a child process, interleaved so that a busy
+// machine weighs on all alike. ns/op is the difference of the two runs per
+// call; pipe-ns is one bare round trip; x-pipe is their ratio, which the
+// transport keeps at 2 or below (docs/design.md, "Worker processes");
+// inprocess-ns is what a call costs the same script run in process (the
+// script's own work, which the worker pays as well); host- and
+// worker-sleeps/call count the times a thread of either process went to
+// sleep per call (on Linux), each a wake-up paid on a call's path or
+// beside it.
+func BenchmarkCallRoundTrip(b *testing.B) {
+	p, err := New(Config{Warm: 1, Max: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	echo := startEcho(b)
+	defer echo.close()
+	opt := js.Options{Tools: []string{"t"}, Host: inlineHost{}}
+	none := js.Job{Code: `return 1`, Options: opt}
+	calls := js.Job{Code: fmt.Sprintf(`for (let i = 0; i < %d; i++) await tools.t({i}); return 1`, callRoundTrips), Options: opt}
+	run := func(job js.Job) time.Duration {
+		start := time.Now()
+		if res := p.RunScript(context.Background(), job); res.Err != nil {
+			b.Fatal(res.Err)
+		}
+		return time.Since(start)
+	}
+	cache := js.NewCache(8)
+	inProcess := func(job js.Job) time.Duration {
+		start := time.Now()
+		if res := js.RunJob(context.Background(), cache, job); res.Err != nil {
+			b.Fatal(res.Err)
+		}
+		return time.Since(start)
+	}
+	run(calls) // the first run compiles the script in the worker
+	p.mu.Lock()
+	pid := p.idle[0].process.Pid
+	p.mu.Unlock()
+	var withCalls, without, pipe, local time.Duration
+	// The sleeps of the threads of each process, in the runs with calls
+	// minus those without.
+	var hostSleeps, workerSleeps int64
+	for b.Loop() {
+		h0, w0 := threadSleeps(os.Getpid()), threadSleeps(pid)
+		withCalls += run(calls)
+		h1, w1 := threadSleeps(os.Getpid()), threadSleeps(pid)
+		without += run(none)
+		h2, w2 := threadSleeps(os.Getpid()), threadSleeps(pid)
+		hostSleeps += (h1 - h0) - (h2 - h1)
+		workerSleeps += (w1 - w0) - (w2 - w1)
+		start := time.Now()
+		for range callRoundTrips {
+			echo.roundTrip(b)
+		}
+		pipe += time.Since(start)
+		local += inProcess(calls) - inProcess(none)
+	}
+	n := float64(b.N) * callRoundTrips
+	perCall := float64(withCalls-without) / n
+	perPipe := float64(pipe) / n
+	b.ReportMetric(perCall, "ns/op")
+	b.ReportMetric(perPipe, "pipe-ns")
+	b.ReportMetric(perCall/perPipe, "x-pipe")
+	b.ReportMetric(float64(local)/n, "inprocess-ns")
+	if hostSleeps != 0 || workerSleeps != 0 {
+		b.ReportMetric(float64(hostSleeps)/n, "host-sleeps/call")
+		b.ReportMetric(float64(workerSleeps)/n, "worker-sleeps/call")
+	}
+}
+
+// threadSleeps is how many times the threads of process pid have gone to
+// sleep (voluntary context switches, from /proc); 0 where /proc has no such
+// figures. Each sleep of a thread waiting for a frame is a wake-up to pay.
+func threadSleeps(pid int) int64 {
+	dir := fmt.Sprintf("/proc/%d/task", pid)
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		return 0
+	}
+	var n int64
+	for _, t := range tasks {
+		status, err := os.ReadFile(dir + "/" + t.Name() + "/status")
+		if err != nil {
+			continue
+		}
+		for _, l := range strings.Split(string(status), "\n") {
+			if v, ok := strings.CutPrefix(l, "voluntary_ctxt_switches:"); ok {
+				k, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+				n += k
+			}
+		}
+	}
+	return n
+}
+
+// callRoundTrips is how many calls BenchmarkCallRoundTrip's script makes.
+const callRoundTrips = 50
+
+// echoChild is this test binary as the "echo" child: one byte back for each
+// byte, the floor under every worker round trip.
+type echoChild struct {
+	cmd *exec.Cmd
+	in  io.WriteCloser
+	out io.Reader
+	buf []byte
+}
+
+func startEcho(b *testing.B) *echoChild {
 	cmd := exec.Command(os.Args[0], "echo")
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -72,16 +197,23 @@ func BenchmarkPipeRoundTrip(b *testing.B) {
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
-	defer func() { in.Close(); cmd.Wait() }()
-	buf := make([]byte, 1)
-	for b.Loop() {
-		if _, err := in.Write(buf); err != nil {
-			b.Fatal(err)
-		}
-		if _, err := out.Read(buf); err != nil {
-			b.Fatal(err)
-		}
+	e := &echoChild{cmd: cmd, in: in, out: out, buf: make([]byte, 1)}
+	e.roundTrip(b) // the child has started
+	return e
+}
+
+func (e *echoChild) roundTrip(b *testing.B) {
+	if _, err := e.in.Write(e.buf); err != nil {
+		b.Fatal(err)
 	}
+	if _, err := e.out.Read(e.buf); err != nil {
+		b.Fatal(err)
+	}
+}
+
+func (e *echoChild) close() {
+	e.in.Close()
+	_ = e.cmd.Wait()
 }
 
 // BenchmarkModuleCall compares a call of a tiny WAT module in process and

@@ -87,8 +87,11 @@ func adoptProc(cfg Config, sp *spawn.Process) (*proc, error) {
 		sp.Stderr.Close()
 	}()
 	hello := make(chan error, 1)
+	// During a run the worker's next frame (a turn of calls, its answer) is
+	// due soon after the last: spin for it (spinReader).
+	in := newSpinReader(sp.Stdout, func() bool { return w.turns.Load() != nil })
 	go func() {
-		r := bufio.NewReaderSize(sp.Stdout, 64<<10)
+		r := bufio.NewReaderSize(in, 64<<10)
 		hello <- readHello(r)
 		w.read(r, stderrDone) // after a bad hello, until the process is reaped
 	}()

@@ -55,7 +55,7 @@ func Main() {
 	// goroutine is woken by a hand-off between threads, a cost on every
 	// frame of every run.
 	done := make(chan error, 1)
-	go func() { done <- Serve(os.Stdin, os.Stdout) }()
+	go func() { done <- Serve(pollable(os.Stdin), os.Stdout) }()
 	if err := <-done; err != nil {
 		os.Exit(3)
 	}
@@ -67,6 +67,9 @@ func Main() {
 // until in ends. Main calls it; tests may call it on pipes of their own.
 func Serve(in io.Reader, out io.Writer) error {
 	w := &server{in: bufio.NewReaderSize(in, 64<<10), out: bufio.NewWriterSize(out, 64<<10), cache: js.NewCache(64)}
+	if f, ok := in.(*os.File); ok {
+		w.ready = newReadyWaiter(f)
+	}
 	if _, err := w.out.Write(helloFrame()); err != nil {
 		return err
 	}
@@ -107,17 +110,16 @@ type server struct {
 
 	memoryBytes int64 // the data limit (configMsg.MemoryBytes); 0: none
 
-	mu  sync.Mutex         // guards run, job
+	ready *readyWaiter // waits for stdin to have a frame (js.Idler); nil: not polled
+
+	mu  sync.Mutex         // guards run, job; never held while writing (wmu)
 	run *remoteRun         // the script running, if any
 	job context.CancelFunc // ends the script or WASM call running, if any
 
-	// outMu guards out and broken. It is held while a frame is written,
-	// which blocks while the host is not reading (its reader runs calls
-	// inside the host's Start), so the reader of this side never takes it:
-	// with one lock for both, a script writing logs blocked the reader's
-	// next hold or settle, the host then blocked writing to this worker,
-	// and the run ended at the backstop (TestWriterNeverBlocksTheReader).
-	outMu  sync.Mutex
+	// wmu guards out and broken, apart from mu: a turn's calls are written
+	// without holding up the reader, which may be settling the previous
+	// turn's calls meanwhile.
+	wmu    sync.Mutex
 	out    *bufio.Writer
 	broken error // the host stopped reading: nothing more can be said
 
@@ -135,11 +137,12 @@ type remoteRun struct {
 }
 
 func (w *server) send(kind byte, payload any) error {
-	w.outMu.Lock()
-	defer w.outMu.Unlock()
+	w.wmu.Lock()
+	defer w.wmu.Unlock()
 	return w.sendLocked(kind, payload)
 }
 
+// sendLocked sends one frame; wmu is held.
 func (w *server) sendLocked(kind byte, payload any) error {
 	if w.broken != nil {
 		return w.broken
@@ -291,7 +294,7 @@ func (w *server) callModule(ctx context.Context, cancel context.CancelFunc, mod 
 	w.mu.Lock()
 	w.job = nil
 	w.mu.Unlock()
-	_ = w.send(kindWasmDone, body)
+	_ = w.send(kindWasmDone, body) // outside mu, which the reader needs: the host may not be reading
 }
 
 // wasmErr is a wasm.Error on the wire.
@@ -361,6 +364,10 @@ func (w *server) runScript(ctx context.Context, run *remoteRun, m *runMsg) {
 		rel()
 	}
 	w.mu.Unlock()
+	// Outside mu, which the reader needs for the settlements and holds still
+	// coming: this write blocks while the host is not reading (its reader
+	// runs a call inside the host's Start), and that call's settlement must
+	// not wait for it.
 	_ = w.send(kindDone, done)
 	giveBackMemory()
 }
@@ -402,7 +409,8 @@ func giveBackMemory() {
 // run.
 const heavyRunBytes = 64 << 20
 
-// remoteHost hands a turn's calls to the host process.
+// remoteHost hands a turn's calls to the host process, and waits for their
+// settlements as a js.Idler.
 type remoteHost struct {
 	w   *server
 	run *remoteRun
@@ -419,8 +427,6 @@ func (h remoteHost) Start(calls []*js.Call) {
 		msgs[i] = callMsg{Index: c.Index, Tool: c.Tool, Args: c.Args, Line: c.Line, Column: c.Column}
 	}
 	h.w.mu.Unlock()
-	h.w.outMu.Lock()
-	defer h.w.outMu.Unlock()
 	if why := h.refuse(msgs); why != "" {
 		// Refused before anything is written: the host never sees these
 		// calls, and the run ends as it would in process (binary.go).
@@ -429,7 +435,9 @@ func (h remoteHost) Start(calls []*js.Call) {
 		}
 		return
 	}
-	if h.w.sendCallsLocked(msgs) != nil {
+	// Written outside mu: a settlement that comes back before the write
+	// returns finds its call.
+	if h.w.sendCalls(msgs) != nil {
 		// The host is gone: end the run rather than wait for answers.
 		for _, c := range calls {
 			c.Abort(&js.Error{Code: js.CodeCanceled, Message: "the host stopped listening to the worker"})
@@ -454,9 +462,12 @@ func (h remoteHost) refuse(msgs []callMsg) string {
 	return ""
 }
 
-// sendCallsLocked sends a turn's calls: in one frame when they fit, else
-// in frames of whole calls of at most maxFrame, the last one kindCalls.
-func (w *server) sendCallsLocked(msgs []callMsg) error {
+// sendCalls sends a turn's calls: in one frame when they fit, else in
+// frames of whole calls of at most maxFrame, the last one kindCalls, with
+// no other frame between them.
+func (w *server) sendCalls(msgs []callMsg) error {
+	w.wmu.Lock()
+	defer w.wmu.Unlock()
 	var b []byte
 	for i := range msgs {
 		n := callsSize(msgs[i : i+1])
@@ -470,3 +481,7 @@ func (w *server) sendCallsLocked(msgs []callMsg) error {
 	}
 	return w.sendLocked(kindCalls, b)
 }
+
+// Idle implements js.Idler: the script has nothing to do until a
+// settlement comes (readyWaiter).
+func (h remoteHost) Idle() { h.w.ready.wait() }
