@@ -18,7 +18,7 @@ const billFrom = 100 * time.Millisecond
 // ends the run with timeout as soon as it returns).
 func RunJob(ctx context.Context, cache *Cache, job Job) *Result {
 	start := time.Now()
-	s, err := cache.Compile(job.Code, job.MaxCodeBytes)
+	s, err := cache.compile(job.Code, job.MaxCodeBytes, job.Options.Profile)
 	if err != nil {
 		return &Result{Err: err}
 	}

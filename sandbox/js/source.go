@@ -43,10 +43,24 @@ const (
 // nests deeper than MaxNesting, or has constant expressions too costly to
 // fold. Compiling runs outside every budget of a run, so these bounds keep
 // any code within the size limit quick to compile.
+//
+// The script is for Hardened runs; RunJob compiles for the job's profile.
 func Compile(code string, maxBytes int) (*Script, *Error) {
-	// goja compiles regular-expression literals here, each taking the
-	// engine's match timeout of this moment.
-	setRegexpTimeout()
+	return compile(code, maxBytes, Hardened)
+}
+
+// compile is Compile for runs of profile p. goja compiles regular-expression
+// literals here, each taking the engine's match timeout of this moment, so
+// a Hardened script needs it set first (setRegexpTimeout). A Lean one must
+// not set it: nothing in a lean run tells a match that timed out from "no
+// match" (only the hardened RegExp wrappers do), so once set — and it is
+// process-wide, for every regexp compiled after — a lean worker's
+// /^(?:(?=a)(a+)+b|a+!)$/.test('a'.repeat(23) + '!') answered false after
+// 1 s instead of true (TestLeanRegexpKeepsItsAnswer in sandbox/worker).
+func compile(code string, maxBytes int, p Profile) (*Script, *Error) {
+	if p != Lean {
+		setRegexpTimeout()
+	}
 	compileAhead()
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxCodeBytes

@@ -167,6 +167,25 @@ var forgers = map[string]struct {
 	frames func() [][]byte // kind byte + body
 	msg    string          // what the run's error says
 }{
+	// Not calls, but what a script cannot write either: a log line of no
+	// console level, a result's error code that is no code (each went into
+	// the answer and every event uncut, up to a frame's 128 MiB).
+	"forge-log-level": {func() [][]byte {
+		b, _ := json.Marshal(js.Log{Level: strings.Repeat("x", 1<<20), Message: "hi"})
+		return [][]byte{append([]byte{kindLog}, b...)}
+	}, "a malformed log line"},
+	"forge-done-level": {func() [][]byte {
+		b, _ := json.Marshal(doneMsg{Value: json.RawMessage(`1`), Logs: []js.Log{{Level: "<script>", Message: "hi"}}})
+		return [][]byte{append([]byte{kindDone}, b...)}
+	}, "a result with a malformed log line"},
+	"forge-done-code": {func() [][]byte {
+		b, _ := json.Marshal(doneMsg{Err: &errMsg{Code: js.Code(strings.Repeat("x", 1<<20)), Message: "m"}})
+		return [][]byte{append([]byte{kindDone}, b...)}
+	}, "a result with an error code no run ends with"},
+	"forge-done-blame": {func() [][]byte { // a tool error for a call never made
+		b, _ := json.Marshal(doneMsg{Err: &errMsg{Code: "denied", Message: "m", Call: 1}})
+		return [][]byte{append([]byte{kindDone}, b...)}
+	}, "a result with an error the host did not give the call it names"},
 	"forge-badargs": {func() [][]byte {
 		return [][]byte{calls1(kindCalls, callMsg{Index: 0, Tool: "add", Args: json.RawMessage(`{"a":`)})}
 	}, "call 0 with arguments that are not JSON"},

@@ -47,7 +47,11 @@ func (e *helloError) Error() string {
 	case e.ended:
 		return "it ended its output without the hello a worker writes first"
 	default:
-		return fmt.Sprintf("it wrote %s where a worker says hello", quoteCut(e.got))
+		// A binary that imports this package can write before its hello too:
+		// Go initialises the packages that do not import it in import-path
+		// order, some before it, and their inits run in every worker.
+		return fmt.Sprintf("it wrote %s where a worker says hello (in a binary that imports sandbox/worker, an init that ran before sandbox/worker's — "+
+			"of a package that does not import it — or a wrapper wrote to its stdout)", quoteCut(e.got))
 	}
 }
 

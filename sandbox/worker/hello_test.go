@@ -168,3 +168,37 @@ func TestForgottenMain(t *testing.T) {
 		t.Errorf("main ran %d times, want once", len(ran))
 	}
 }
+
+// A host with a package whose init writes to stdout and that Go initialises
+// before sandbox/worker (it does not import it): every worker writes before
+// its hello, and the run's error says where such bytes come from, not only
+// that the host's own binary is "not a codemode worker".
+func TestInitWritesBeforeTheHello(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a program (seconds)")
+	}
+	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if _, err := os.Stat(goTool); err != nil {
+		if goTool, err = exec.LookPath("go"); err != nil {
+			t.Skip("no go tool to build the program with")
+		}
+	}
+	bin := filepath.Join(t.TempDir(), "earlyinit")
+	if out, err := exec.Command(goTool, "build", "-o", bin, "./testdata/earlyinit").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, bin)
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("earlyinit: %v\n%s", err, stderr.Bytes())
+	}
+	// The hello may come in the same read as the banner, and be quoted too.
+	for _, want := range []string{`it wrote "banner 1.0\n`, "where a worker says hello", "an init that ran before sandbox/worker's"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("the run's error does not say %q:\n%s", want, stderr.Bytes())
+		}
+	}
+}

@@ -781,3 +781,112 @@ func TestRedTeamIdleWorkerMemory(t *testing.T) {
 	}
 	h.wg.Wait()
 }
+
+func init() {
+	brokenWorkers["rt-deaf-hold"] = func() { // a turn of two calls, then stops reading (a frozen worker)
+		handshake()
+		in := bufio.NewReader(os.Stdin)
+		_, _, _ = readFrame(in, 1<<30)
+		w := bufio.NewWriter(os.Stdout)
+		_ = writeFrame(w, kindCalls, appendCalls(nil, []callMsg{
+			{Index: 0, Tool: "hold", Args: json.RawMessage(`{}`)},
+			{Index: 1, Tool: "big", Args: json.RawMessage(`{}`)},
+		}))
+		time.Sleep(brokenFor)
+	}
+}
+
+// A frozen worker (it stopped reading its stdin) with one call held for an
+// approval and another's result larger than a pipe in flight: that settle
+// blocks writing. When the approval ends, the run's clock must start again
+// and its backstop end the run; the release used to wait for the blocked
+// settle's lock, the clock stayed stopped, and the run never ended.
+func TestRedTeamFrozenWorkerDuringAHold(t *testing.T) {
+	p := newPool(t, Config{Command: self("rt-deaf-hold"), Warm: 1, Max: 1})
+	waitWarm(t, p, 1)
+	h := &rtHost{release: make(chan struct{}), held: make(chan struct{}, 1)}
+	lim := js.Limits{Timeout: 300 * time.Millisecond}
+	go func() {
+		<-h.held
+		time.Sleep(500 * time.Millisecond) // big's settle is blocked by then
+		close(h.release)
+	}()
+	res, took := rtRun(t, p, h, `return 1`, lim, 500*time.Millisecond+lim.Timeout+backstop(lim.Timeout)+stopSlack, nil)
+	if code(res) != "timeout" {
+		t.Errorf("got %s (%v), want timeout", code(res), res.Err)
+	}
+	t.Logf("%s after %v", code(res), took.Round(time.Millisecond))
+	h.wg.Wait()
+}
+
+// busyHost resolves quick at once, then runs big inside Start, holding
+// its clock for an instant (an approval granted at once) and resolving it
+// with 1 MiB: a host may run calls before Start returns (js.Host), and its
+// reader of the worker's frames waits meanwhile.
+type busyHost struct{}
+
+func (busyHost) Start(calls []*js.Call) {
+	for _, c := range calls {
+		if c.Tool == "quick" {
+			c.Resolve(json.RawMessage(`1`))
+		}
+	}
+	for _, c := range calls {
+		if c.Tool == "big" {
+			time.Sleep(300 * time.Millisecond) // the script fills the pipe with logs meanwhile
+			release := c.Hold()
+			release()
+			c.Resolve(json.RawMessage(`"` + strings.Repeat("x", 1<<20) + `"`))
+		}
+	}
+}
+
+// A script that writes logs while its host runs a call inside Start: the
+// worker blocks writing them, as the host reads nothing meanwhile. That
+// writer held the lock the worker's reader needed for the hold that came
+// next, so the reader stopped, the host blocked writing big's result, and
+// the run ended at the backstop with timeout (4.8 s with a 3 s budget); in process it
+// succeeds in a fraction of a second.
+func TestWriterNeverBlocksTheReader(t *testing.T) {
+	p := newPool(t, Config{Warm: 1, Max: 1})
+	waitWarm(t, p, 1)
+	res := p.RunScript(context.Background(), js.Job{
+		Code:    `const p = tools.big({}); await tools.quick({}); for (let i = 0; i < 40000; i++) console.log(""); return (await p).length`,
+		Options: js.Options{Limits: js.Limits{Timeout: 20 * time.Second}, Tools: []string{"big", "quick"}, Host: busyHost{}, OnLog: func(js.Log) {}}})
+	if res.Err != nil || string(res.Value) != "1048576" {
+		t.Errorf("got %s %v, want 1048576", res.Value, res.Err)
+	}
+}
+
+func init() {
+	brokenWorkers["rt-deaf-done"] = func() { // a call, its answer never read, then a result
+		handshake()
+		in := bufio.NewReader(os.Stdin)
+		_, _, _ = readFrame(in, 1<<30)
+		w := bufio.NewWriter(os.Stdout)
+		_ = writeFrame(w, kindCalls, appendCalls(nil, []callMsg{{Index: 0, Tool: "big", Args: json.RawMessage(`{}`)}}))
+		time.Sleep(300 * time.Millisecond) // big's settle is blocked writing by then
+		_ = writeFrame(w, kindDone, doneMsg{Value: json.RawMessage(`1`)})
+		time.Sleep(brokenFor)
+	}
+}
+
+// A frozen worker that answers its run while the result of its call is
+// stuck on the way to it: the run ends by the backstop's kill at the
+// latest. Reading the result took the lock the blocked settle held, and
+// the run never ended.
+func TestRedTeamFrozenWorkerAnswersWithASettleInFlight(t *testing.T) {
+	p := newPool(t, Config{Command: self("rt-deaf-done"), Warm: 1, Max: 1})
+	waitWarm(t, p, 1)
+	h := &rtHost{}
+	lim := js.Limits{Timeout: 300 * time.Millisecond}
+	res, took := rtRun(t, p, h, `return 1`, lim, lim.Timeout+backstop(lim.Timeout)+stopSlack, nil)
+	if code(res) != "runtime_error" || !strings.Contains(res.Err.Message, "did not read") {
+		t.Errorf("got %s %v, want runtime_error saying the worker did not read", res.Value, res.Err)
+	}
+	t.Logf("%s after %v", code(res), took.Round(time.Millisecond))
+	h.wg.Wait()
+	if s := p.Stats(); s.Replaced != 1 {
+		t.Errorf("stats %+v, want the worker replaced", s)
+	}
+}

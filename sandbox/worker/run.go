@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/codemode-dev/codemode/sandbox/js"
@@ -21,8 +23,14 @@ type hostRun struct {
 
 	mu       sync.Mutex
 	finished bool
-	causes   map[int]any // the host's own values of rejected calls, by index
-	holds    int
+	causes   map[int]any     // the host's own values of rejected calls, by index
+	codes    map[int]js.Code // the codes of the calls the host rejected or aborted, by index
+	// holds counts the calls holding the run's clock. It is not under mu:
+	// a Settle holds mu while it writes to the worker, which blocks for
+	// good on a frozen one, and the run loop reading holds, or a hold
+	// ending, must not wait for that (the clock would never restart, and
+	// the backstop never kill the worker).
+	holds    atomic.Int64
 	holdCh   chan struct{}  // cap 1: holds changed
 	abortCh  chan *js.Error // cap 1: the first call the host aborted
 	starting int            // turns inside the host's Start
@@ -52,6 +60,7 @@ func (r *hostRun) Settle(c *js.Call, result json.RawMessage, err *js.Error, abor
 	body := result
 	if err != nil {
 		m.Err = toErrMsg(err)
+		r.codes[c.Index] = err.Code
 		if err.Cause != nil {
 			r.causes[c.Index] = err.Cause
 		}
@@ -73,9 +82,9 @@ func (r *hostRun) Hold(c *js.Call) func() {
 	var once sync.Once
 	return func() {
 		once.Do(func() {
+			r.setHolds(-1) // first: the clock restarts even if the lock is held by a blocked Settle
 			r.mu.Lock()
 			defer r.mu.Unlock()
-			r.setHolds(-1)
 			if !r.finished {
 				_ = r.w.send(kindRelease, holdMsg{Index: c.Index})
 			}
@@ -83,22 +92,46 @@ func (r *hostRun) Hold(c *js.Call) func() {
 	}
 }
 
-func (r *hostRun) setHolds(d int) {
-	r.holds += d
+func (r *hostRun) setHolds(d int64) {
+	r.holds.Add(d)
 	notify(r.holdCh)
 }
 
-func (r *hostRun) held() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.holds > 0
-}
+func (r *hostRun) held() bool { return r.holds.Load() > 0 }
 
 // finish drops every later outcome and turn: the worker has moved on.
 func (r *hostRun) finish() {
 	r.mu.Lock()
 	r.finished = true
 	r.mu.Unlock()
+}
+
+// finishOrKill finishes the run, unless a Settle holds the run's lock
+// writing to a worker that does not read (a worker may answer its run with
+// a call's result still on the way): then, after abortGrace, it kills the
+// worker, which ends that write, finishes the run and reports false. The
+// run loop must never wait on a worker, and finish waits for that lock.
+func (r *hostRun) finishOrKill() bool {
+	if r.mu.TryLock() { // the usual case: no settle being written
+		r.finished = true
+		r.mu.Unlock()
+		return true
+	}
+	done := make(chan struct{})
+	go func() {
+		r.finish()
+		close(done)
+	}()
+	t := time.NewTimer(abortGrace)
+	defer t.Stop()
+	select {
+	case <-done:
+		return true
+	case <-t.C:
+		r.w.kill()
+		<-done
+		return false
+	}
 }
 
 // beginStart admits a turn to the host's Start while the run lasts.
@@ -182,7 +215,7 @@ func (w *proc) run(ctx context.Context, job js.Job) (res *js.Result, healthy boo
 			"the script's code, input and tool names take %d bytes, more than a worker process takes (%d)", len(runFrame), maxToWorker-1)}}, true
 	}
 	w.tools = opt.Tools
-	hr := &hostRun{w: w, causes: make(map[int]any), holdCh: make(chan struct{}, 1), abortCh: make(chan *js.Error, 1), started: make(chan struct{}, 1)}
+	hr := &hostRun{w: w, causes: make(map[int]any), codes: make(map[int]js.Code), holdCh: make(chan struct{}, 1), abortCh: make(chan *js.Error, 1), started: make(chan struct{}, 1)}
 	defer hr.end()
 	nextCall, maxCalls := 0, cmp.Or(opt.Limits.MaxToolCalls, js.DefaultMaxToolCalls)
 	// The worker sends only the console lines it keeps, which fit the
@@ -273,7 +306,7 @@ func (w *proc) run(ctx context.Context, job js.Job) (res *js.Result, healthy boo
 			switch f.kind {
 			case kindLog:
 				var l js.Log
-				if json.Unmarshal(f.body, &l) != nil {
+				if json.Unmarshal(f.body, &l) != nil || !logLevels[l.Level] {
 					return fail(w.misbehaved(hr, "a malformed log line"))
 				}
 				n := js.LineChars(l.Message)
@@ -290,7 +323,13 @@ func (w *proc) run(ctx context.Context, job js.Job) (res *js.Result, healthy boo
 				if json.Unmarshal(f.body, &d) != nil {
 					return fail(w.misbehaved(hr, "a malformed result"))
 				}
-				hr.finish()
+				if !hr.finishOrKill() {
+					// A settle was stuck writing to it: it stopped reading.
+					return fail(w.misbehaved(hr, "a result while it did not read what the host sent it"))
+				}
+				if why := d.forged(hr.settledCodes()); why != "" {
+					return fail(w.misbehaved(hr, why))
+				}
 				res := &js.Result{Value: d.Value, Logs: d.Logs, LogsTruncated: d.LogsTruncated, Err: d.Err.toError(),
 					ToolCalls: d.ToolCalls, LateCalls: d.LateCalls, TypeScript: d.TypeScript}
 				if res.Err != nil && d.Err.Call > 0 {
@@ -340,6 +379,47 @@ func (w *proc) run(ctx context.Context, job js.Job) (res *js.Result, healthy boo
 				"the script did not finish within its timeout of %v, and its worker process did not answer; it was killed", lim.Timeout)}}, false
 		}
 	}
+}
+
+// logLevels are the levels of the console's lines (js.Log): a worker's
+// line of another level is no line a script wrote.
+var logLevels = map[string]bool{"log": true, "info": true, "warn": true, "error": true, "debug": true}
+
+// forged says what in a worker's result no run could have made, or "": a
+// log line of a level the console has not, or an error code the run could
+// not end with — one of the sandbox's own when the error is the run's
+// (runCodes), or the very code the host gave the tool call it names.
+// Unchecked, a worker could put a 128 MiB "level" or "code", which no cap
+// on messages cuts, into the answer and every event of the run, or blame a
+// call for an error its tool never gave.
+func (d *doneMsg) forged(codes map[int]js.Code) string {
+	for _, l := range d.Logs {
+		if !logLevels[l.Level] {
+			return "a result with a malformed log line"
+		}
+	}
+	switch e := d.Err; {
+	case e == nil:
+	case e.Call == 0 && !runCodes[e.Code]:
+		return "a result with an error code no run ends with"
+	case e.Call != 0 && (codes[e.Call-1] != e.Code || e.Code == ""):
+		return "a result with an error the host did not give the call it names"
+	}
+	return ""
+}
+
+// runCodes are the codes a run's own error (not a tool call's) can have:
+// the sandbox's, and tool_error for a tool result that is not JSON.
+var runCodes = map[js.Code]bool{
+	js.CodeSyntaxError: true, js.CodeRuntimeError: true, js.CodeTimeout: true, js.CodeCanceled: true,
+	js.CodeLimitExceeded: true, js.CodeMemoryLimit: true, js.CodeOutputLimit: true, "tool_error": true,
+}
+
+// settledCodes is a copy of the codes the host settled calls with.
+func (r *hostRun) settledCodes() map[int]js.Code {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return maps.Clone(r.codes)
 }
 
 // abortGrace is how long a run that is ending (canceled by its caller, or

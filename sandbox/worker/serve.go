@@ -112,7 +112,7 @@ type server struct {
 
 	ready *readyWaiter // waits for stdin to have a frame (js.Idler); nil: not polled
 
-	mu  sync.Mutex         // guards run, job; taken before wmu
+	mu  sync.Mutex         // guards run, job; never held while writing (wmu)
 	run *remoteRun         // the script running, if any
 	job context.CancelFunc // ends the script or WASM call running, if any
 
@@ -292,9 +292,9 @@ func (w *server) callModule(ctx context.Context, cancel context.CancelFunc, mod 
 		body = append([]byte{0}, out...)
 	}
 	w.mu.Lock()
-	defer w.mu.Unlock()
 	w.job = nil
-	_ = w.send(kindWasmDone, body)
+	w.mu.Unlock()
+	_ = w.send(kindWasmDone, body) // outside mu, which the reader needs: the host may not be reading
 }
 
 // wasmErr is a wasm.Error on the wire.
@@ -363,8 +363,12 @@ func (w *server) runScript(ctx context.Context, run *remoteRun, m *runMsg) {
 	for _, rel := range run.releases {
 		rel()
 	}
-	_ = w.send(kindDone, done)
 	w.mu.Unlock()
+	// Outside mu, which the reader needs for the settlements and holds still
+	// coming: this write blocks while the host is not reading (its reader
+	// runs a call inside the host's Start), and that call's settlement must
+	// not wait for it.
+	_ = w.send(kindDone, done)
 	giveBackMemory()
 }
 
