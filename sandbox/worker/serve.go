@@ -92,8 +92,10 @@ func Serve(in io.Reader, out io.Writer) error {
 	}
 	w.wasmCache = cfg.WasmCacheDir
 	w.memoryBytes = cfg.MemoryBytes
-	if !cfg.Hardened {
-		w.profile = js.Lean // the process contains the script (Config.profile)
+	if !cfg.Hardened && cfg.MemoryBytes > 0 && dataLimited() {
+		// The process contains the script (Config.profile): only with a data
+		// limit, whoever sent the configuration.
+		w.profile = js.Lean
 	}
 	if err := w.send(kindReady, nil); err != nil {
 		return err
