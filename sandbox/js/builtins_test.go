@@ -408,7 +408,7 @@ func requireStopsAtTimeout(t *testing.T, code string) {
 	if res.Err == nil || res.Err.Code != CodeTimeout {
 		t.Fatalf("err = %v (value %.80s), want %s", res.Err, res.Value, CodeTimeout)
 	}
-	for Abandoned() != 0 && time.Since(start) < 5*time.Second {
+	for Abandoned() != 0 && time.Since(start) < 5*time.Second*raceSlowdown {
 		time.Sleep(10 * time.Millisecond)
 	}
 	if n := Abandoned(); n != 0 {
