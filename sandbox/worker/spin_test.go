@@ -78,6 +78,10 @@ func TestSpinReaderOnlyForPolledFiles(t *testing.T) {
 // TestPollableStdin: a worker inherits its stdin in blocking mode, which
 // the runtime does not poll; pollable makes it a file the spinning reader
 // takes, and which reads the same.
+// sharedDescriptors keeps files whose descriptor another file closed: see
+// TestPollableStdin.
+var sharedDescriptors []*os.File
+
 func TestPollableStdin(t *testing.T) {
 	var fds [2]int
 	if err := syscall.Pipe(fds[:]); err != nil {
@@ -89,7 +93,13 @@ func TestPollableStdin(t *testing.T) {
 		t.Fatalf("a blocking pipe was taken as polled: %T", r)
 	}
 	polled := pollable(in)
-	defer runtime.KeepAlive(in) // its finalizer would close the descriptor they share
+	// in and polled share a descriptor, and each *os.File closes it when it
+	// is collected: once polled has closed it, in's finalizer would close
+	// the number again, whichever file has it by then (it was the pipe
+	// testing reads an Example's output from: the package's tests hung
+	// there). in is kept for the life of the process, as os.Stdin is in a
+	// worker.
+	sharedDescriptors = append(sharedDescriptors, in)
 	defer polled.Close()
 	r := newSpinReader(polled, func() bool { return true })
 	if _, ok := r.(*spinReader); !ok {
