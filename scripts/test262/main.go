@@ -90,7 +90,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	runnerFlag := fs.String("runner", "both", "codemode runner to compare with bare goja: inprocess, worker or both")
 	dirs := fs.String("dir", "", "comma-separated directories under test/ (dir or dir:fileprefix) instead of the default set")
 	parallel := fs.Int("parallel", runtime.GOMAXPROCS(0), "tests run at once")
-	timeout := fs.Duration("timeout", 10*time.Second, "per test and runner")
+	timeout := fs.Duration("timeout", 30*time.Second, "per test and runner (the slowest tests take ≈ 5 s bare on a busy machine)")
 	jsonOut := fs.String("json", "", "write per-test results as JSON to this file")
 	mdOut := fs.String("md", "", "write the per-cause table as Markdown to this file")
 	baseline := fs.String("baseline", "", "an earlier -json file: print what got fixed and what broke since")
@@ -392,14 +392,17 @@ func (s *summary) markdown() string {
 	for _, n := range s.skipped {
 		skipped += n
 	}
-	fmt.Fprintf(&b, "%d tests: %d skipped (", s.total, skipped)
+	fmt.Fprintf(&b, "%d tests: %d skipped", s.total, skipped)
 	var kinds []string
 	for k, n := range s.skipped {
 		kinds = append(kinds, fmt.Sprintf("%s %d", k, n))
 	}
 	slices.Sort(kinds)
-	fmt.Fprintf(&b, "%s), %d unreadable, **%d pass bare**. Wall time %.0f s (-parallel %d).\n\n",
-		strings.Join(kinds, ", "), s.errors, s.barePass, s.rep.WallSeconds, s.rep.Parallel)
+	if len(kinds) > 0 {
+		fmt.Fprintf(&b, " (%s)", strings.Join(kinds, ", "))
+	}
+	fmt.Fprintf(&b, ", %d unreadable, **%d pass bare**. Wall time %.0f s (-parallel %d).\n\n",
+		s.errors, s.barePass, s.rep.WallSeconds, s.rep.Parallel)
 	b.WriteString("| cause |")
 	for _, r := range s.rep.Runners {
 		fmt.Fprintf(&b, " %s |", runnerTitle(r))
