@@ -211,6 +211,11 @@ type Options struct {
 	// it is written: a line cut to fit the output budget as cut, none past
 	// it.
 	OnLog func(Log)
+	// Prepared, if set, is the run's fresh runtime built ahead by Prepare
+	// for Profile: the run takes it instead of building one, which is then
+	// off its path. A Prepared serves one run only; a run given one already
+	// taken, or made for another profile, builds its own.
+	Prepared *Prepared
 }
 
 // Result is what a run produced.

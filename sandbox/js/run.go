@@ -111,6 +111,7 @@ type runner struct {
 	late            int                     // loop
 	thrown          map[*goja.Object]*Error // loop; the Errors of rejected tool calls
 	stackBuf        []goja.StackFrame       // loop
+	built           bool                    // the runtime was built ahead (Prepare)
 
 	mu    sync.Mutex
 	queue []func() error // settlements waiting for the loop
@@ -128,9 +129,59 @@ type runner struct {
 
 func newRunner(s *Script, opt Options) *runner {
 	lim := opt.Limits.withDefaults()
-	r := newBareRunner(maxElemsFor(lim.MaxMemoryBytes))
+	r := opt.Prepared.take(opt.Profile, maxElemsFor(lim.MaxMemoryBytes))
+	if r == nil {
+		r = newBareRunner(maxElemsFor(lim.MaxMemoryBytes))
+	}
 	r.s, r.opt, r.lim = s, opt, lim
 	r.mem.liveBase = liveHeap()
+	return r
+}
+
+// A Prepared is a run's fresh runtime built ahead of the run (Prepare),
+// for a caller that has time to spare before the run comes: a worker
+// process, between answering one run and receiving the next. It is still
+// a runtime that exactly one run uses: Prepare makes a new one each time,
+// nothing runs in it before its run, and a run takes it once
+// (Options.Prepared).
+type Prepared struct {
+	profile  Profile
+	maxElems int64 // what the build sized the hardened guards for
+	r        *runner
+	taken    atomic.Bool
+}
+
+// Prepare builds the runtime of a coming run of profile p: goja.New and the
+// profile's build (the removals; for Hardened the guards too, sized for
+// the default memory budget), which is most of a short lean run's own
+// cost. The run's own globals (tools, input, console) are bound when it
+// starts. It returns nil if the build fails; the run then builds its own
+// and reports why.
+func Prepare(p Profile) (prep *Prepared) {
+	defer func() {
+		if recover() != nil {
+			prep = nil
+		}
+	}()
+	r := newBareRunner(maxElemsFor(DefaultMaxMemoryBytes))
+	r.opt.Profile = p
+	r.vm.SetParserOptions(parser.WithDisableSourceMaps)
+	if r.build() != nil {
+		return nil
+	}
+	r.built = true
+	return &Prepared{profile: p, maxElems: r.maxElems, r: r}
+}
+
+// take hands the runtime over to a run of profile p whose guards allow
+// maxElems, once; nil when there is none for it.
+func (p *Prepared) take(profile Profile, maxElems int64) *runner {
+	if p == nil || p.profile != profile || p.maxElems != maxElems && profile != Lean || !p.taken.CompareAndSwap(false, true) {
+		return nil
+	}
+	r := p.r
+	p.r = nil
+	r.maxElems = maxElems
 	return r
 }
 
@@ -185,9 +236,11 @@ func (r *runner) loop() {
 	}()
 	r.vm.SetParserOptions(parser.WithDisableSourceMaps)
 	r.vm.SetMaxCallStackSize(r.lim.MaxCallDepth)
-	if err := r.js(r.build); err != nil {
-		r.finish(err)
-		return
+	if !r.built {
+		if err := r.js(r.build); err != nil {
+			r.finish(err)
+			return
+		}
 	}
 	if err := r.js(r.bind); err != nil {
 		r.finish(err)

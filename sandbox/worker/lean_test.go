@@ -36,3 +36,27 @@ func TestLeanRegexpKeepsItsAnswer(t *testing.T) {
 		t.Errorf("the match of %d a's answered %s; it matches", got.N, res.Value)
 	}
 }
+
+// Each run in a reused worker has a fresh runtime, though the worker
+// builds the next one ahead, right after answering a run: what one run
+// changes (its globals, the builtins, their prototypes) the next never
+// sees, and the runs take turns on one worker process.
+func TestRunsInAReusedWorkerAreFresh(t *testing.T) {
+	p := newPool(t, Config{Warm: 1, Max: 1})
+	const taint = `globalThis.left = 1; Array.prototype.push = () => "tainted"; Object.prototype.polluted = true;
+		JSON.stringify = () => "tainted"; Math.max = () => 0; delete String.prototype.repeat; return 1`
+	const look = `const a = []; a.push(1);
+		return [typeof left, a.length, ({}).polluted === undefined, JSON.stringify({a: 1}), Math.max(1, 2), typeof "".repeat]`
+	for i := range 3 {
+		if res := run(t, p, taint, js.Limits{}); res.Err != nil {
+			t.Fatal(res.Err)
+		}
+		res := run(t, p, look, js.Limits{})
+		if want := `["undefined",1,true,"{\"a\":1}",2,"function"]`; res.Err != nil || string(res.Value) != want {
+			t.Errorf("round %d: the run after one that changed the builtins saw %s %v, want %s", i, res.Value, res.Err, want)
+		}
+	}
+	if s := p.Stats(); s.Started != 1 || s.Replaced != 0 {
+		t.Errorf("want every run on one worker: %+v", s)
+	}
+}

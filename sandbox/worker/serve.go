@@ -100,6 +100,9 @@ func Serve(in io.Reader, out io.Writer) error {
 	if err := w.send(kindReady, nil); err != nil {
 		return err
 	}
+	w.nextMu.Lock()
+	w.prepareNext()
+	w.nextMu.Unlock()
 	return w.serve()
 }
 
@@ -128,6 +131,22 @@ type server struct {
 	wasmCache string
 	rt        *wasm.Runtime           // made at the first module
 	modules   map[uint64]*wasm.Module // by the host's id
+
+	// next is the next run's runtime, built ahead (prepareNext); nextMu is
+	// held while it is being built, from before the previous run's answer
+	// goes out, so the next run, which comes after that answer, waits for
+	// it rather than build a second one beside it.
+	nextMu sync.Mutex
+	next   *js.Prepared
+}
+
+// prepareNext builds the next run's fresh runtime (js.Prepare) while the
+// worker waits for it: off the run's path. Only for js.Lean: a hardened
+// runtime's guards depend on the run's memory budget. nextMu is held.
+func (w *server) prepareNext() {
+	if w.profile == js.Lean {
+		w.next = js.Prepare(js.Lean)
+	}
 }
 
 // remoteRun is the current run: its calls by index, their holds, and how to
@@ -342,7 +361,11 @@ func (w *server) runScript(ctx context.Context, run *remoteRun, m *runMsg) {
 	defer run.cancel()
 	abandonedBefore := js.Abandoned()
 	setCPULimit(cmp.Or(m.Limits.Timeout, js.DefaultTimeout))
-	opt := js.Options{Limits: m.Limits, Profile: w.profile, Input: m.Input, Tools: w.tools, Host: remoteHost{w, run, turnBudget(m.Limits)}}
+	w.nextMu.Lock()
+	prep := w.next
+	w.next = nil
+	w.nextMu.Unlock()
+	opt := js.Options{Limits: m.Limits, Profile: w.profile, Input: m.Input, Tools: w.tools, Host: remoteHost{w, run, turnBudget(m.Limits)}, Prepared: prep}
 	if m.Logs {
 		opt.OnLog = func(l js.Log) { _ = w.send(kindLog, l) }
 	}
@@ -370,8 +393,13 @@ func (w *server) runScript(ctx context.Context, run *remoteRun, m *runMsg) {
 	// coming: this write blocks while the host is not reading (its reader
 	// runs a call inside the host's Start), and that call's settlement must
 	// not wait for it.
+	w.nextMu.Lock()
+	defer w.nextMu.Unlock()
 	_ = w.send(kindDone, done)
 	giveBackMemory()
+	if !done.Retire {
+		w.prepareNext()
+	}
 }
 
 // nearDataLimit reports that the Go runtime has mapped half the worker's
