@@ -460,7 +460,10 @@ func (r *runner) stoppableDescriptor(d goja.Value) goja.Value {
 		}
 		if k == "get" || k == "set" {
 			if f, ok := goja.AssertFunction(v); ok {
-				v = r.stoppable(v, f)
+				if s := r.stoppable(v, f); s != v {
+					r.nameLike(s.(*goja.Object), v.(*goja.Object))
+					v = s
+				}
 			}
 		}
 		_ = n.DefineDataProperty(k, v, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE)
@@ -508,6 +511,26 @@ func (r *runner) stoppable(v goja.Value, f goja.Callable) goja.Value {
 		return v
 	}
 	return r.vm.ToValue(r.stoppableFunc(f))
+}
+
+// nameLike gives check the name and length of the native function f it
+// stands for, as an accessor a script reads back (goja would name it after
+// the Go closure: String(getter) showed the sandbox's package path). Only
+// data properties are copied: a getter the script put there does not run.
+func (r *runner) nameLike(check, f *goja.Object) {
+	for _, k := range [...]string{"name", "length"} {
+		d, err := r.gopd(goja.Undefined(), f, r.vm.ToValue(k))
+		if err != nil {
+			continue
+		}
+		desc, ok := d.(*goja.Object)
+		if !ok {
+			continue
+		}
+		if v := desc.Get("value"); v != nil {
+			_ = check.DefineDataProperty(k, v, goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+		}
+	}
 }
 
 // stoppableFunc is the Go function of a stoppable check. Not inlined: a

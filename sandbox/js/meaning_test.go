@@ -160,6 +160,12 @@ return [again, other, o.x].join()`,
 const o = {}; fs.forEach((f, i) => Object.defineProperty(o, "k" + i, {get: f}));
 return fs.map((f, i) => Object.getOwnPropertyDescriptor(o, "k" + i).get === f).join()`,
 		"native getter kept working": `const o = Object.defineProperty({}, "x", {get: Math.random, set: Math.max}); o.x = 5; return typeof o.x`,
+		// A native accessor is put behind a check (its identity is not kept),
+		// which looks like it.
+		"native getter looks alike": `const f = (x) => x; const b = f.bind(null); Object.defineProperty(b, "name", {get() { throw new Error("read") }});
+const o = Object.defineProperty({}, "x", {get: Math.random, set: Math.max}), p = Object.defineProperty({}, "y", {get: b});
+const d = Object.getOwnPropertyDescriptor(o, "x"), e = Object.getOwnPropertyDescriptor(p, "y");
+return [String(d.get), d.get.name, d.get.length, String(d.set), d.set.length, e.get.length].join()`,
 	})
 }
 
