@@ -143,12 +143,19 @@ var builtinGuards = func() map[string]argGuard {
 	}
 	// Methods of String.prototype that coerce this to a string and make
 	// something several times its size (case mapping, normalization: up to
-	// 18 characters per character; split and match: an array element per
-	// character; the HTML methods).
+	// 18 characters per character; split: an array element per character;
+	// the HTML methods). match and matchAll always hand this on to a
+	// Symbol.match or Symbol.matchAll method, given or RegExp's, whose
+	// guard checks it; split does when given an object with a Symbol.split
+	// method (guardSplit).
 	for _, name := range []string{"normalize", "toUpperCase", "toLowerCase", "toLocaleUpperCase", "toLocaleLowerCase",
-		"split", "match", "matchAll", "anchor", "big", "blink", "bold", "fixed", "fontcolor", "fontsize", "italics",
+		"anchor", "big", "blink", "bold", "fixed", "fontcolor", "fontsize", "italics",
 		"link", "small", "strike", "sub", "sup"} {
 		m["String.prototype."+name] = guardThisString
+	}
+	m["String.prototype.split"] = guardSplit
+	for _, k := range []string{"RegExp.prototype[Symbol.split]", "RegExp.prototype[Symbol.match]", "RegExp.prototype[Symbol.matchAll]"} {
+		m[k] = guardRegexpString
 	}
 	m["Array.prototype.sort"] = guardSort
 	m["Array.prototype.toSorted"] = guardSort
@@ -312,6 +319,38 @@ func guardThisString(r *runner, c goja.FunctionCall) goja.FunctionCall {
 		r.tooLong(n, "a string method on a string this long")
 	}
 	c.This = s
+	return c
+}
+
+// guardSplit is guardThisString for split, unless the separator is an
+// object with a Symbol.split method: split then calls it with this as it
+// is, and the method (the script's, or RegExp's, guarded by
+// guardRegexpString) does the rest. Coercing this first, as the guard
+// once did, called this's toString where goja calls none and gave the
+// method a string instead of the object. The method is looked up once
+// more than goja does, which a getter on Symbol.split would see.
+func guardSplit(r *runner, c goja.FunctionCall) goja.FunctionCall {
+	if sep, ok := c.Argument(0).(*goja.Object); ok && c.This != nil && !goja.IsUndefined(c.This) && !goja.IsNull(c.This) {
+		if _, ok := goja.AssertFunction(sep.GetSymbol(goja.SymSplit)); ok {
+			return c
+		}
+	}
+	return guardThisString(r, c)
+}
+
+// guardRegexpString coerces the string argument of RegExp.prototype's
+// Symbol.split, Symbol.match and Symbol.matchAll once, as they do first
+// (after checking this), and refuses one over the size limit: they make an
+// array element per character.
+func guardRegexpString(r *runner, c goja.FunctionCall) goja.FunctionCall {
+	if c.This == nil || goja.IsUndefined(c.This) || goja.IsNull(c.This) {
+		return c // the builtin throws its TypeError before coercing anything
+	}
+	s := r.str(c.Argument(0))
+	if n := int64(s.Length()); n > r.maxElems {
+		r.tooLong(n, "a regular expression method on a string this long")
+	}
+	c.Arguments = append([]goja.Value{s}, c.Arguments[min(1, len(c.Arguments)):]...)
 	return c
 }
 
@@ -809,6 +848,9 @@ func guardReplace(all bool) argGuard {
 // guardRegexpReplace is guardReplace for a regular expression, whose number
 // of matches is only known by running it: up to one per character.
 func guardRegexpReplace(r *runner, c goja.FunctionCall) goja.FunctionCall {
+	if c.This == nil || goja.IsUndefined(c.This) || goja.IsNull(c.This) {
+		return c // the builtin throws its TypeError before coercing anything
+	}
 	s, repl := r.str(c.Argument(0)), c.Argument(1)
 	c.Arguments = append([]goja.Value{s}, c.Arguments[min(1, len(c.Arguments)):]...)
 	if _, isFunc := goja.AssertFunction(repl); isFunc {

@@ -74,9 +74,15 @@
     if (this === null || typeof this !== "object") return apply(orig, this, arguments);
     return apply(nativeJoin, snapshot(this, toLength(this.length), 1, (v) => toStr(v.toLocaleString())), [","]);
   } }).toLocaleString);
+  // Array.from of a sparse array or a string iterates its whole length:
+  // refused past the limit before it starts. Their length is a data
+  // property, so reading it here is not seen; other objects' length (a
+  // getter an iterable may have) is not read: array-likes that are not
+  // iterable are checked in Go (guardArrayFrom), iterables are walked one
+  // next at a time.
   wrap(Array, "from", (orig) => ({ from(items) {
-    if (items != null) {
-      const n = toLength(items.length);
+    if (isArray(items) || typeof items === "string") {
+      const n = items.length;
       if (n > maxElems) tooMany(n, "an array");
     }
     return apply(orig, this, arguments);
