@@ -175,7 +175,7 @@ type Profile uint8
 const (
 	// Hardened is for runs nothing but the sandbox contains: in process.
 	// Every builtin runs behind a Go wrapper with size, depth and callback
-	// guards, and prelude.js rebuilds join, toLocaleString, bind and JSON,
+	// guards, and prelude.js rebuilds join, toLocaleString, Array.from and JSON,
 	// because goja's interrupt does not reach inside builtins and one of
 	// them can take the whole process down. About half of a short run's
 	// cost, and it changes some of JavaScript's meaning (docs/code-mode.md).

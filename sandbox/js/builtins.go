@@ -2,6 +2,7 @@ package js
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -55,61 +56,78 @@ const (
 // builtinEntry is one wrapped builtin of builtinTable: the keys from the
 // global object to the object that holds it (strings, or goja's well-known
 // symbols), its own key there, which part of the property it is, and the
-// paths of both as people write them.
+// paths of both as people write them. The rest is what a script sees of
+// goja's original, read when the table was generated, so that the wrapper
+// shows the same: the function's name and length, the property's
+// attributes (writable only for data properties), and alias, the path of
+// the entry earlier in the table that holds the same function
+// (Array.prototype[Symbol.iterator] is Array.prototype.values): the two
+// get one wrapper, and stay the same function.
 type builtinEntry struct {
 	owner     []any
 	key       any
 	kind      builtinKind
 	ownerPath string // "String.prototype", "RegExp.prototype"
 	path      string // "String.prototype.repeat", "get RegExp.prototype.flags"
+
+	name                               string // "repeat", "values" (for Array.prototype[Symbol.iterator]), "get flags"
+	length                             int
+	writable, enumerable, configurable bool
+	alias                              string // "Array.prototype.values", or ""
 }
 
 // builtinRef is a builtinEntry with its wrap specs, made once per process.
 type builtinRef struct {
 	builtinEntry
 	spec   *wrapSpec
-	setter *wrapSpec // a getter's: the same property's setter, if it has one
+	setter *wrapSpec // a getter's: the same property's setter, if the table has it
 	// alone: a setter whose getter is left unwrapped (get
 	// Object.prototype.__proto__), wrapped by itself.
 	alone bool
+	// aliasOf is the index of the ref whose wrapper this one installs
+	// again (its alias), or -1; slot, for a ref that others alias, is
+	// where a run keeps its wrapper for them, or -1.
+	aliasOf, slot int
 }
 
 // wrapSpec is what the wrapper of one builtin needs besides its run: made
 // once per process, so that a run makes only the wrapper itself.
 type wrapSpec struct {
 	path    string
-	name    goja.Value // the wrapper's name, the builtin's ("map", "get flags", "[Symbol.iterator]")
+	name    goja.Value // the wrapper's name, the builtin's ("map", "get flags", "values")
+	length  goja.Value // the builtin's length; nil for 0
 	guard   argGuard
 	replace func(r *runner, c goja.FunctionCall) goja.Value
 	timed   bool // a RegExp method: see timedCall
 	json    bool // JSON.parse or JSON.stringify: see maxJSONNesting
+	bind    bool // Function.prototype.bind: see countBind
+	forward bool // only calls the function it wraps: see preludeForwarders
 }
 
-// newWrapSpec makes the spec of the builtin at path, whose property is key.
-// The name is a string value, which holds no reference to a runtime, so
-// every run can share it.
-func newWrapSpec(path string, key any, kind builtinKind) *wrapSpec {
-	var name string
-	switch k := key.(type) {
-	case string:
-		name = k
-	case *goja.Symbol:
-		name = "[" + k.String() + "]"
-	}
-	switch kind {
-	case builtinGetter:
-		name = "get " + name
-	case builtinSetter:
-		name = "set " + name
-	}
+// newWrapSpec makes the spec of the builtin at path, named name (goja's
+// name of the function) and of length length. The name and length are
+// values that hold no reference to a runtime, so every run can share them.
+func newWrapSpec(path, name string, length int) *wrapSpec {
 	u := make([]uint16, 0, len(name))
 	for _, c := range name {
 		u = utf16.AppendRune(u, c)
 	}
-	return &wrapSpec{path: path, name: goja.StringFromUTF16(u), guard: builtinGuards[path], replace: builtinReplacements[path],
-		json:  path == "JSON.parse" || path == "JSON.stringify",
+	return &wrapSpec{path: path, name: goja.StringFromUTF16(u), length: lengthValue(length), guard: builtinGuards[path], replace: builtinReplacements[path],
+		json: path == "JSON.parse" || path == "JSON.stringify", bind: path == "Function.prototype.bind",
 		timed: strings.HasPrefix(path, "RegExp.prototype.") || strings.HasPrefix(path, "RegExp.prototype[")}
 }
+
+// lengthValue is n as a goja value, or nil for 0 (the length a wrapper is
+// made with). goja's integers hold no reference to the runtime that made
+// them; the one made here is for that only.
+func lengthValue(n int) goja.Value {
+	if n == 0 {
+		return nil
+	}
+	return numberMaker().ToValue(n)
+}
+
+var numberMaker = sync.OnceValue(goja.New)
 
 // builtinRefs are the wrapped builtins, from builtinTable: the result of
 // walking a fresh runtime (which every runtime is), found when the table was
@@ -119,51 +137,85 @@ func newWrapSpec(path string, key any, kind builtinKind) *wrapSpec {
 // hardened runtime that is not wrapped.
 var builtinRefs = sync.OnceValue(func() []builtinRef {
 	refs := make([]builtinRef, len(builtinTable))
-	getters := map[string]bool{}
-	for _, e := range builtinTable {
-		if e.kind == builtinGetter {
-			getters[e.path] = true
-		}
-	}
+	index := map[string]int{}
 	for i, e := range builtinTable {
-		refs[i] = builtinRef{builtinEntry: e, spec: newWrapSpec(e.path, e.key, e.kind)}
+		index[e.path] = i
+	}
+	slots := 0
+	for i, e := range builtinTable {
+		refs[i] = builtinRef{builtinEntry: e, spec: newWrapSpec(e.path, e.name, e.length), aliasOf: -1, slot: -1}
 		switch e.kind {
 		case builtinGetter:
-			refs[i].setter = newWrapSpec("set"+strings.TrimPrefix(e.path, "get"), e.key, builtinSetter)
+			if j, ok := index["set"+strings.TrimPrefix(e.path, "get")]; ok {
+				s := builtinTable[j]
+				refs[i].setter = newWrapSpec(s.path, s.name, s.length)
+			}
 		case builtinSetter:
-			refs[i].alone = !getters["get"+strings.TrimPrefix(e.path, "set")]
+			_, withGetter := index["get"+strings.TrimPrefix(e.path, "set")]
+			refs[i].alone = !withGetter
+		}
+		if e.alias != "" {
+			j := index[e.alias]
+			refs[i].aliasOf = j
+			if refs[j].slot < 0 {
+				refs[j].slot = slots
+				slots++
+			}
 		}
 	}
 	return refs
 })
 
-// guardBuiltins wraps every builtin of builtinRefs in this run's runtime.
+// aliasSlots is how many wrappers a run keeps for aliases (see builtinRef).
+var aliasSlots = sync.OnceValue(func() int {
+	n := 0
+	for _, ref := range builtinRefs() {
+		n = max(n, ref.slot+1)
+	}
+	return n
+})
+
+// guardBuiltins wraps every builtin of builtinRefs in this run's runtime,
+// each property redefined with the attributes goja gave it.
 func (r *runner) guardBuiltins() {
 	g := r.vm.GlobalObject()
 	owners := map[string]*goja.Object{}
 	gopd, _ := goja.AssertFunction(g.Get("Object").(*goja.Object).Get("getOwnPropertyDescriptor"))
-	for _, ref := range builtinRefs() {
+	slots := make([]goja.Value, aliasSlots())
+	refs := builtinRefs()
+	for _, ref := range refs {
 		owner := r.resolve(owners, g, ref.ownerPath, ref.owner)
 		if owner == nil {
 			continue
 		}
 		if ref.kind == builtinValue {
-			var f goja.Callable
-			switch k := ref.key.(type) {
-			case string:
-				f, _ = goja.AssertFunction(owner.Get(k))
-			case *goja.Symbol:
-				f, _ = goja.AssertFunction(owner.GetSymbol(k))
+			var w goja.Value
+			if ref.aliasOf >= 0 {
+				w = slots[refs[ref.aliasOf].slot]
+			} else {
+				var f goja.Callable
+				switch k := ref.key.(type) {
+				case string:
+					f, _ = goja.AssertFunction(owner.Get(k))
+				case *goja.Symbol:
+					f, _ = goja.AssertFunction(owner.GetSymbol(k))
+				}
+				if f == nil {
+					continue
+				}
+				w = r.wrapper(ref.spec, f)
+				if ref.slot >= 0 {
+					slots[ref.slot] = w
+				}
 			}
-			if f == nil {
+			if w == nil {
 				continue
 			}
-			w := r.wrapper(ref.spec, f)
 			switch k := ref.key.(type) {
 			case string:
-				_ = owner.DefineDataProperty(k, w, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+				_ = owner.DefineDataProperty(k, w, attr(ref.writable), attr(ref.configurable), attr(ref.enumerable))
 			case *goja.Symbol:
-				_ = owner.DefineDataPropertySymbol(k, w, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+				_ = owner.DefineDataPropertySymbol(k, w, attr(ref.writable), attr(ref.configurable), attr(ref.enumerable))
 			}
 			continue
 		}
@@ -185,22 +237,67 @@ func (r *runner) guardBuiltins() {
 			}
 		}
 		if f, ok := goja.AssertFunction(desc.Get("set")); ok {
-			spec := ref.setter
+			set = desc.Get("set")
 			if ref.alone {
-				spec = ref.spec
+				set = r.wrapper(ref.spec, f)
+			} else if ref.setter != nil {
+				set = r.wrapper(ref.setter, f)
 			}
-			set = r.wrapper(spec, f)
-		}
-		enum := goja.FLAG_FALSE
-		if desc.Get("enumerable").ToBoolean() {
-			enum = goja.FLAG_TRUE
 		}
 		switch k := ref.key.(type) {
 		case string:
-			_ = owner.DefineAccessorProperty(k, get, set, goja.FLAG_TRUE, enum)
+			_ = owner.DefineAccessorProperty(k, get, set, attr(ref.configurable), attr(ref.enumerable))
 		case *goja.Symbol:
-			_ = owner.DefineAccessorPropertySymbol(k, get, set, goja.FLAG_TRUE, enum)
+			_ = owner.DefineAccessorPropertySymbol(k, get, set, attr(ref.configurable), attr(ref.enumerable))
 		}
+	}
+}
+
+// attr is b as goja's attribute flag.
+func attr(b bool) goja.Flag {
+	if b {
+		return goja.FLAG_TRUE
+	}
+	return goja.FLAG_FALSE
+}
+
+// preludeReplaced are the builtins the prelude replaces by JavaScript
+// functions (which call their wrappers): see prelude.js.
+var preludeReplaced = []string{"Array.prototype.join", "Array.prototype.toLocaleString", "Array.from", "JSON.stringify", "JSON.parse"}
+
+// preludeForwarders are the specs of the native functions that stand for
+// the prelude's replacements (see forwardPrelude), made once per process.
+var preludeForwarders = sync.OnceValue(func() []builtinRef {
+	var refs []builtinRef
+	for _, ref := range builtinRefs() {
+		if slices.Contains(preludeReplaced, ref.path) {
+			ref.spec = &wrapSpec{path: ref.path, name: ref.spec.name, length: ref.spec.length, forward: true}
+			refs = append(refs, ref)
+		}
+	}
+	return refs
+})
+
+// forwardPrelude puts a native function in front of each of the prelude's
+// replacements (after the prelude ran), so that they look as goja's
+// builtins do: Function.prototype.toString shows "[native code]", not
+// their source. The native function only calls the replacement (spec.forward),
+// which is JavaScript, where the interrupt reaches, and calls the
+// builtin's own wrapper.
+func (r *runner) forwardPrelude() {
+	g := r.vm.GlobalObject()
+	owners := map[string]*goja.Object{}
+	for _, ref := range preludeForwarders() {
+		owner := r.resolve(owners, g, ref.ownerPath, ref.owner)
+		if owner == nil {
+			continue
+		}
+		k := ref.key.(string)
+		f, ok := goja.AssertFunction(owner.Get(k))
+		if !ok {
+			continue
+		}
+		_ = owner.DefineDataProperty(k, r.wrapper(ref.spec, f), attr(ref.writable), attr(ref.configurable), attr(ref.enumerable))
 	}
 }
 
@@ -214,10 +311,16 @@ func (r *runner) keyValue(key any) goja.Value {
 }
 
 // wrapper makes the guarded function of spec, named as the builtin is
-// (goja would name it after the Go closure).
+// (goja would name it after the Go closure) and as long. goja makes it a
+// plain native function, as its builtins are: not a constructor, no
+// prototype property, length and name non-writable, non-enumerable and
+// configurable.
 func (r *runner) wrapper(spec *wrapSpec, f goja.Callable) goja.Value {
 	w := r.vm.ToValue(r.guarded(spec, f)).(*goja.Object)
 	_ = w.DefineDataProperty("name", spec.name, goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	if spec.length != nil {
+		_ = w.DefineDataProperty("length", spec.length, goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	}
 	return w
 }
 
@@ -248,7 +351,7 @@ func (r *runner) guardIterators() error {
 var iteratorNexts = sync.OnceValue(func() []*wrapSpec {
 	var specs []*wrapSpec
 	for _, name := range []string{"%ArrayIteratorPrototype%", "%MapIteratorPrototype%", "%SetIteratorPrototype%", "%StringIteratorPrototype%", "%RegExpStringIteratorPrototype%"} {
-		specs = append(specs, newWrapSpec(name+".next", "next", builtinValue))
+		specs = append(specs, newWrapSpec(name+".next", "next", 0))
 	}
 	return specs
 })
@@ -285,8 +388,14 @@ func (r *runner) resolve(cache map[string]*goja.Object, g *goja.Object, name str
 }
 
 // guarded is the wrapper of one builtin (see the comment at the top): one
-// closure per builtin and run, the rest is in spec.
+// closure per builtin and run, the rest is in spec. Not inlined: its
+// closure's code tells wrappers apart (stopsByItself).
+//
+//go:noinline
 func (r *runner) guarded(spec *wrapSpec, orig goja.Callable) func(goja.FunctionCall) goja.Value {
+	if spec.forward {
+		return func(c goja.FunctionCall) goja.Value { return call(orig, c) }
+	}
 	return func(c goja.FunctionCall) goja.Value {
 		if err := r.killErr.Load(); err != nil {
 			panic(r.vm.NewGoError(err)) // the interrupt is pending too: uncatchable
@@ -314,6 +423,9 @@ func (r *runner) guarded(spec *wrapSpec, orig goja.Callable) func(goja.FunctionC
 			} else {
 				v = call(orig, c)
 			}
+		}
+		if spec.bind {
+			r.countBind(c, v)
 		}
 		r.checkResult(spec.path, v)
 		return v

@@ -182,6 +182,7 @@ func walkRuntime() ([]builtinEntry, []globalProp) {
 	}
 
 	var entries []builtinEntry
+	var fns []*goja.Object // entries[i]'s function
 	seen := map[*goja.Object]bool{}
 	type item struct {
 		obj  *goja.Object
@@ -220,7 +221,11 @@ func walkRuntime() ([]builtinEntry, []globalProp) {
 				}
 				if _, isFunc := goja.AssertFunction(f); isFunc && wrappable(f) && unwrappedWhy(refName(builtinKind(kind), path)) == "" {
 					entries = append(entries, builtinEntry{owner: it.path, key: k, kind: builtinKind(kind),
-						ownerPath: refName(builtinValue, it.path), path: refName(builtinKind(kind), path)})
+						ownerPath: refName(builtinValue, it.path), path: refName(builtinKind(kind), path),
+						name: f.Get("name").String(), length: int(f.Get("length").ToInteger()),
+						writable: kind == 0 && desc.Get("writable").ToBoolean(), enumerable: desc.Get("enumerable").ToBoolean(),
+						configurable: desc.Get("configurable").ToBoolean()})
+					fns = append(fns, f)
 				}
 				if kind == 0 {
 					queue = append(queue, item{f, path})
@@ -228,8 +233,22 @@ func walkRuntime() ([]builtinEntry, []globalProp) {
 			}
 		}
 	}
-	sort.Slice(entries, func(i, j int) bool { return entries[i].path < entries[j].path })
-	return entries, globals
+	order := make([]int, len(entries))
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(i, j int) bool { return entries[order[i]].path < entries[order[j]].path })
+	sorted := make([]builtinEntry, len(entries))
+	first := map[*goja.Object]string{} // the first path of each function, in table order
+	for i, o := range order {
+		sorted[i] = entries[o]
+		if p, ok := first[fns[o]]; ok {
+			sorted[i].alias = p
+		} else {
+			first[fns[o]] = sorted[i].path
+		}
+	}
+	return sorted, globals
 }
 
 // wrappable reports whether f can be replaced by a plain Go function: not a
@@ -287,7 +306,8 @@ func tableDiff(wantEntries, gotEntries []builtinEntry, wantGlobals, gotGlobals [
 					parts[i] = strconv.Quote(k.(string))
 				}
 			}
-			out = append(out, fmt.Sprintf("%s %v %s %q", e.path, parts, kindNames[e.kind], e.ownerPath))
+			out = append(out, fmt.Sprintf("%s %v %s %q name %q length %d writable %t enumerable %t configurable %t alias %q",
+				e.path, parts, kindNames[e.kind], e.ownerPath, e.name, e.length, e.writable, e.enumerable, e.configurable, e.alias))
 		}
 		return out
 	}
@@ -303,7 +323,9 @@ package js
 
 import "github.com/dop251/goja"
 
-// builtinTable are the builtins every run wraps (see builtins.go).
+// builtinTable are the builtins every run wraps (see builtins.go): owner,
+// key, kind, owner's path, path, name, length, writable, enumerable,
+// configurable, alias.
 var builtinTable = []builtinEntry{
 `)
 	key := func(k any) (string, error) {
@@ -330,7 +352,8 @@ var builtinTable = []builtinEntry{
 		if err != nil {
 			return nil, err
 		}
-		fmt.Fprintf(&b, "\t{[]any{%s}, %s, %s, %q, %q},\n", strings.Join(owner, ", "), k, kindNames[e.kind], e.ownerPath, e.path)
+		fmt.Fprintf(&b, "\t{[]any{%s}, %s, %s, %q, %q, %q, %d, %t, %t, %t, %q},\n", strings.Join(owner, ", "), k, kindNames[e.kind],
+			e.ownerPath, e.path, e.name, e.length, e.writable, e.enumerable, e.configurable, e.alias)
 	}
 	b.WriteString(`}
 
@@ -374,6 +397,17 @@ func TestBuiltinTable(t *testing.T) {
 	if len(entries) < 150 {
 		t.Errorf("the walk found only %d builtins", len(entries))
 	}
+	// An alias gets its first path's wrapper (one function, one wrapper):
+	// the two paths must be guarded alike.
+	for _, e := range entries {
+		if e.alias == "" {
+			continue
+		}
+		if (builtinGuards[e.path] == nil) != (builtinGuards[e.alias] == nil) || (builtinReplacements[e.path] == nil) != (builtinReplacements[e.alias] == nil) ||
+			!slices.Equal(callbackArgs[e.path], callbackArgs[e.alias]) {
+			t.Errorf("%s is %s, guarded otherwise: the one wrapper both get cannot guard both", e.path, e.alias)
+		}
+	}
 }
 
 // replace is a copy of entries with entries[at] changed by change.
@@ -397,7 +431,7 @@ func TestBuiltinTableDiffReportsDrift(t *testing.T) {
 		want    string
 	}{
 		"builtin missing":  {slices.Delete(slices.Clone(entries), at, at+1), globals, "String.prototype.repeat"},
-		"builtin extra":    {append(slices.Clone(entries), builtinEntry{[]any{"String"}, "repeat", builtinValue, "String", "String.repeat"}), globals, "String.repeat"},
+		"builtin extra":    {append(slices.Clone(entries), builtinEntry{owner: []any{"String"}, key: "repeat", kind: builtinValue, ownerPath: "String", path: "String.repeat", name: "repeat", length: 1}), globals, "String.repeat"},
 		"getter as value":  {replace(entries, at, func(e *builtinEntry) { e.kind = builtinGetter }), globals, `"Getter",`},
 		"other symbol key": {replace(entries, at, func(e *builtinEntry) { e.key = goja.SymSplit }), globals, "goja.SymSplit"},
 		"other owner path": {replace(entries, at, func(e *builtinEntry) { e.ownerPath = "String" }), globals, `String.prototype.repeat`},

@@ -38,6 +38,7 @@ func (r *runner) keepBuiltins(g *goja.Object) *goja.Object {
 	r.gopd, _ = goja.AssertFunction(g.Get("Object").(*goja.Object).Get("getOwnPropertyDescriptor"))
 	r.errorCtor = g.Get("Error").(*goja.Object)
 	r.rangeErrorCtor = g.Get("RangeError").(*goja.Object)
+	r.syntaxErrorCtor = g.Get("SyntaxError").(*goja.Object)
 	return jsonObj
 }
 
@@ -69,7 +70,11 @@ func (r *runner) harden() error {
 	// keeps the original, for JSON the host made.
 	_, err = harden(goja.Undefined(), g, vm.ToValue(r.abortFromScript), vm.ToValue(r.jsonDepthHook),
 		vm.ToValue(maxElems), vm.ToValue(maxElems), vm.ToValue(maxJSONDepth))
-	return err
+	if err != nil {
+		return err
+	}
+	r.forwardPrelude()
+	return nil
 }
 
 // bind defines the run's own globals: tools, input and console.

@@ -73,12 +73,39 @@ func call(f goja.Callable, c goja.FunctionCall) goja.Value {
 // run instead of giving the script a wrong answer.
 func (r *runner) timedCall(orig goja.Callable, c goja.FunctionCall) goja.Value {
 	start := time.Now()
+	defer r.regexpBug()
 	v := call(orig, c)
 	if d := time.Since(start); d >= RegexpTimeout {
 		r.abort(&Error{Code: CodeTimeout, Message: fmt.Sprintf(
 			"a regular expression ran for %v, past its limit of %v (catastrophic backtracking?)", d.Round(time.Millisecond), RegexpTimeout)})
 	}
 	return v
+}
+
+// regexpBug turns goja's panic on a pattern it compiled once but cannot
+// compile again for another engine into a SyntaxError the script can catch.
+// goja compiles a pattern for Go's regexp where it can and for regexp2 when
+// a match needs it (a sticky match); regexp2 refuses some patterns Go's
+// accepts (duplicate group names: /(?<x>a)|(?<x>b)/), and goja panics with
+// a plain Go error ("it's a bug"). Bare goja takes that path only when
+// RegExp.prototype's exec or flags getters were replaced; the sandbox
+// replaces them with its wrappers, so it took it for every split of such a
+// pattern, and the run ended with "an internal error".
+func (r *runner) regexpBug() {
+	p := recover()
+	if p == nil {
+		return
+	}
+	if e, ok := p.(error); ok && strings.HasPrefix(e.Error(), "Invalid regular expression (regexp2): ") {
+		if _, isGoja := p.(*goja.Exception); !isGoja {
+			ex, err := r.vm.New(r.syntaxErrorCtor, r.vm.ToValue(e.Error()))
+			if err != nil {
+				panic(err)
+			}
+			panic(ex)
+		}
+	}
+	panic(p)
 }
 
 // argGuard checks a builtin's arguments before it runs (see builtins.go). It
@@ -116,12 +143,19 @@ var builtinGuards = func() map[string]argGuard {
 	}
 	// Methods of String.prototype that coerce this to a string and make
 	// something several times its size (case mapping, normalization: up to
-	// 18 characters per character; split and match: an array element per
-	// character; the HTML methods).
+	// 18 characters per character; split: an array element per character;
+	// the HTML methods). match and matchAll always hand this on to a
+	// Symbol.match or Symbol.matchAll method, given or RegExp's, whose
+	// guard checks it; split does when given an object with a Symbol.split
+	// method (guardSplit).
 	for _, name := range []string{"normalize", "toUpperCase", "toLowerCase", "toLocaleUpperCase", "toLocaleLowerCase",
-		"split", "match", "matchAll", "anchor", "big", "blink", "bold", "fixed", "fontcolor", "fontsize", "italics",
+		"anchor", "big", "blink", "bold", "fixed", "fontcolor", "fontsize", "italics",
 		"link", "small", "strike", "sub", "sup"} {
 		m["String.prototype."+name] = guardThisString
+	}
+	m["String.prototype.split"] = guardSplit
+	for _, k := range []string{"RegExp.prototype[Symbol.split]", "RegExp.prototype[Symbol.match]", "RegExp.prototype[Symbol.matchAll]"} {
+		m[k] = guardRegexpString
 	}
 	m["Array.prototype.sort"] = guardSort
 	m["Array.prototype.toSorted"] = guardSort
@@ -252,13 +286,20 @@ func (r *runner) throwRangeError(msg string) {
 	panic(e)
 }
 
-// str is ToString(v) as goja does it (running the script's toString);
-// goja's ToString leaves numbers as numbers.
+// str is ToString(v) as goja's builtins do it (running the script's
+// toString), TypeError for a symbol included; goja's exported ToString
+// leaves numbers as numbers and symbols as symbols (its String would make
+// "Symbol(s)" of one, and a guard handed that on as the string the builtin
+// should see: String.prototype.padEnd.call(Symbol("s"), 12, "*") gave
+// "s***********").
 func (r *runner) str(v goja.Value) goja.String {
 	if v == nil {
 		v = goja.Undefined()
 	}
 	tv := v.ToString()
+	if _, ok := tv.(*goja.Symbol); ok {
+		panic(r.vm.NewTypeError("Cannot convert a Symbol value to a string"))
+	}
 	if s, ok := tv.(goja.String); ok {
 		return s
 	}
@@ -278,6 +319,38 @@ func guardThisString(r *runner, c goja.FunctionCall) goja.FunctionCall {
 		r.tooLong(n, "a string method on a string this long")
 	}
 	c.This = s
+	return c
+}
+
+// guardSplit is guardThisString for split, unless the separator is an
+// object with a Symbol.split method: split then calls it with this as it
+// is, and the method (the script's, or RegExp's, guarded by
+// guardRegexpString) does the rest. Coercing this first, as the guard
+// once did, called this's toString where goja calls none and gave the
+// method a string instead of the object. The method is looked up once
+// more than goja does, which a getter on Symbol.split would see.
+func guardSplit(r *runner, c goja.FunctionCall) goja.FunctionCall {
+	if sep, ok := c.Argument(0).(*goja.Object); ok && c.This != nil && !goja.IsUndefined(c.This) && !goja.IsNull(c.This) {
+		if _, ok := goja.AssertFunction(sep.GetSymbol(goja.SymSplit)); ok {
+			return c
+		}
+	}
+	return guardThisString(r, c)
+}
+
+// guardRegexpString coerces the string argument of RegExp.prototype's
+// Symbol.split, Symbol.match and Symbol.matchAll once, as they do first
+// (after checking this), and refuses one over the size limit: they make an
+// array element per character.
+func guardRegexpString(r *runner, c goja.FunctionCall) goja.FunctionCall {
+	if c.This == nil || goja.IsUndefined(c.This) || goja.IsNull(c.This) {
+		return c // the builtin throws its TypeError before coercing anything
+	}
+	s := r.str(c.Argument(0))
+	if n := int64(s.Length()); n > r.maxElems {
+		r.tooLong(n, "a regular expression method on a string this long")
+	}
+	c.Arguments = append([]goja.Value{s}, c.Arguments[min(1, len(c.Arguments)):]...)
 	return c
 }
 
@@ -349,9 +422,10 @@ var callbackArgs = map[string][]int{
 	"Promise.prototype.then": {0, 1}, "Promise.prototype.catch": {0}, "Promise.prototype.finally": {0},
 }
 
-// guardCallback replaces the arguments at the indexes that are functions
-// by ones that end the call when the run was ended and otherwise call them
-// with the same this and arguments (see callbackArgs).
+// guardCallback replaces the arguments at the indexes that are native
+// functions by ones that end the call when the run was ended and otherwise
+// call them with the same this and arguments (see callbackArgs, stoppable).
+// A JavaScript callback, the common case, is handed on as it is.
 func guardCallback(indexes []int) argGuard {
 	return func(r *runner, c goja.FunctionCall) goja.FunctionCall {
 		copied := false
@@ -363,18 +437,22 @@ func guardCallback(indexes []int) argGuard {
 			if !ok {
 				continue
 			}
+			s := r.stoppable(c.Arguments[i], f)
+			if s == c.Arguments[i] {
+				continue
+			}
 			if !copied {
 				c.Arguments = append([]goja.Value(nil), c.Arguments...)
 				copied = true
 			}
-			c.Arguments[i] = r.stoppable(c.Arguments[i], f)
+			c.Arguments[i] = s
 		}
 		return c
 	}
 }
 
-// guardDescriptor makes the getters and setters a builtin is about to
-// install stoppable (see stoppable): a builtin that sets properties in a loop
+// guardDescriptor makes the native getters and setters a builtin is about
+// to install stoppable (see stoppable; JavaScript ones stay as they are): a builtin that sets properties in a loop
 // of its own (Object.assign, fill, the array methods on array-likes) calls
 // each setter natively with the value, and a setter that is a builtin goja
 // runs as it is (Math.max, Number, parseFloat) runs no JavaScript and no
@@ -421,7 +499,10 @@ func (r *runner) stoppableDescriptor(d goja.Value) goja.Value {
 		}
 		if k == "get" || k == "set" {
 			if f, ok := goja.AssertFunction(v); ok {
-				v = r.stoppable(v, f)
+				if s := r.stoppable(v, f); s != v {
+					r.nameLike(s.(*goja.Object), v.(*goja.Object))
+					v = s
+				}
 			}
 		}
 		_ = n.DefineDataProperty(k, v, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE)
@@ -447,17 +528,48 @@ func (r *runner) stoppableDescriptors(props goja.Value) goja.Value {
 	return n
 }
 
-// stoppable is f behind a check that the run was not ended; given such a
-// check, it returns it as it is. A check of a check would be one more level
-// of Go recursion per call: a getter read back with
-// getOwnPropertyDescriptor and defined again in a loop (or a callback handed
-// back by a custom Symbol.replace) grew a chain of them, and reading the
-// property recursed in Go until the process died.
+// stoppable is f behind a check that the run was not ended, when f needs
+// one; given a function that stops by itself it returns it as it is:
+//
+//   - JavaScript functions: the interrupt reaches them. Keeping them is
+//     what keeps an accessor a script defines its own: what
+//     getOwnPropertyDescriptor reads back is what the script passed, and
+//     defining a non-configurable accessor again with the same function
+//     works (a check made afresh was another function, and a TypeError).
+//   - the builtins' wrappers (guarded), which check first themselves;
+//   - a check: a check of a check would be one more level of Go recursion
+//     per call. A getter read back with getOwnPropertyDescriptor and
+//     defined again in a loop (or a callback handed back by a custom
+//     Symbol.replace) grew a chain of them, and reading the property
+//     recursed in Go until the process died.
+//
+// What is left are the native functions goja runs as they are (Math.max,
+// the constructors, bound functions), which run no JavaScript.
 func (r *runner) stoppable(v goja.Value, f goja.Callable) goja.Value {
-	if isStoppable(v) {
+	if stopsByItself(v) {
 		return v
 	}
 	return r.vm.ToValue(r.stoppableFunc(f))
+}
+
+// nameLike gives check the name and length of the native function f it
+// stands for, as an accessor a script reads back (goja would name it after
+// the Go closure: String(getter) showed the sandbox's package path). Only
+// data properties are copied: a getter the script put there does not run.
+func (r *runner) nameLike(check, f *goja.Object) {
+	for _, k := range [...]string{"name", "length"} {
+		d, err := r.gopd(goja.Undefined(), f, r.vm.ToValue(k))
+		if err != nil {
+			continue
+		}
+		desc, ok := d.(*goja.Object)
+		if !ok {
+			continue
+		}
+		if v := desc.Get("value"); v != nil {
+			_ = check.DefineDataProperty(k, v, goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+		}
+	}
 }
 
 // stoppableFunc is the Go function of a stoppable check. Not inlined: a
@@ -473,18 +585,40 @@ func (r *runner) stoppableFunc(f goja.Callable) func(goja.FunctionCall) goja.Val
 	}
 }
 
-// stoppableCode is the code of every stoppable check's Go function, which
-// tells them apart from other functions.
-var stoppableCode = reflect.ValueOf((&runner{}).stoppableFunc(nil)).Pointer()
+// stopsByItselfCode is the code of the Go functions of the functions that
+// stop by themselves (see stoppable), by which goja's Export tells them
+// apart: a native function exports its Go function, a JavaScript function
+// a method value of its kind's Call (or Construct, for a class), the same
+// for every function of that kind. Found once per process.
+var stopsByItselfCode = sync.OnceValue(func() map[uintptr]bool {
+	codes := map[uintptr]bool{
+		reflect.ValueOf((&runner{}).stoppableFunc(nil)).Pointer():        true,
+		reflect.ValueOf((&runner{}).guarded(&wrapSpec{}, nil)).Pointer(): true,
+		// the forwarders of the prelude's replacements, which are JavaScript
+		reflect.ValueOf((&runner{}).guarded(&wrapSpec{forward: true}, nil)).Pointer(): true,
+	}
+	vm := goja.New()
+	v, err := vm.RunString(`[function () {}, () => {}, ({ m() {} }).m, Object.getOwnPropertyDescriptor({ get g() { return 1 } }, "g").get,
+  async function () {}, async () => {}, ({ async m() {} }).m, function* () {}, ({ *g() {} }).g,
+  class {}, class extends Object {}, (class { m() {} }).prototype.m, (class { static m() {} }).m]`)
+	if err != nil {
+		panic(err)
+	}
+	for _, f := range v.Export().([]any) {
+		codes[reflect.ValueOf(f).Pointer()] = true
+	}
+	return codes
+})
 
-// isStoppable reports whether v is a stoppable check.
-func isStoppable(v goja.Value) bool {
+// stopsByItself reports whether v is a function that needs no stoppable
+// check: JavaScript, a builtin's wrapper, or a check.
+func stopsByItself(v goja.Value) bool {
 	o, ok := v.(*goja.Object)
 	if !ok {
 		return false
 	}
-	f, ok := o.Export().(func(goja.FunctionCall) goja.Value)
-	return ok && reflect.ValueOf(f).Pointer() == stoppableCode
+	f := reflect.ValueOf(o.Export())
+	return f.Kind() == reflect.Func && stopsByItselfCode()[f.Pointer()]
 }
 
 // sortNatively is the largest array sorted by goja's own comparison; above
@@ -714,6 +848,9 @@ func guardReplace(all bool) argGuard {
 // guardRegexpReplace is guardReplace for a regular expression, whose number
 // of matches is only known by running it: up to one per character.
 func guardRegexpReplace(r *runner, c goja.FunctionCall) goja.FunctionCall {
+	if c.This == nil || goja.IsUndefined(c.This) || goja.IsNull(c.This) {
+		return c // the builtin throws its TypeError before coercing anything
+	}
 	s, repl := r.str(c.Argument(0)), c.Argument(1)
 	c.Arguments = append([]goja.Value{s}, c.Arguments[min(1, len(c.Arguments)):]...)
 	if _, isFunc := goja.AssertFunction(repl); isFunc {

@@ -29,6 +29,9 @@
     abort("memory_limit", what + " of " + n + " characters is over the sandbox's limit of " + maxChars);
 
   // wrap replaces obj[key] with make(original), keeping the property's flags.
+  // The replacements are methods ({ join(sep) {} }.join): named and as long
+  // as goja's, and like goja's builtins not constructors, without a
+  // prototype property.
   const wrap = (obj, key, make) => {
     const d = describe(obj, key);
     if (!d || typeof d.value !== "function") return;
@@ -61,23 +64,29 @@
     return parts;
   };
   const nativeJoin = AP.join; // the host's wrapper of goja's join
-  wrap(AP, "join", (orig) => function (sep) {
+  wrap(AP, "join", (orig) => ({ join(sep) {
     if (this === null || typeof this !== "object") return apply(orig, this, arguments);
     const n = toLength(this.length);
     const s = sep === undefined ? "," : toStr(sep);
     return apply(orig, snapshot(this, n, s.length, toStr), [s]);
-  });
-  wrap(AP, "toLocaleString", (orig) => function () {
+  } }).join);
+  wrap(AP, "toLocaleString", (orig) => ({ toLocaleString() {
     if (this === null || typeof this !== "object") return apply(orig, this, arguments);
     return apply(nativeJoin, snapshot(this, toLength(this.length), 1, (v) => toStr(v.toLocaleString())), [","]);
-  });
-  wrap(Array, "from", (orig) => function (items) {
-    if (items != null) {
-      const n = toLength(items.length);
+  } }).toLocaleString);
+  // Array.from of a sparse array or a string iterates its whole length:
+  // refused past the limit before it starts. Their length is a data
+  // property, so reading it here is not seen; other objects' length (a
+  // getter an iterable may have) is not read: array-likes that are not
+  // iterable are checked in Go (guardArrayFrom), iterables are walked one
+  // next at a time.
+  wrap(Array, "from", (orig) => ({ from(items) {
+    if (isArray(items) || typeof items === "string") {
+      const n = items.length;
       if (n > maxElems) tooMany(n, "an array");
     }
     return apply(orig, this, arguments);
-  });
+  } }).from);
 
   // String.prototype's repeat, padStart, padEnd and concat are guarded in
   // Go (guard.go), after their arguments are coerced once.
@@ -94,7 +103,7 @@
   // that nesting deeper than JSON.parse accepts ends before the native
   // recursion grows Go's stack past its limit.
   const stringify = JSON.stringify;
-  const safeStringify = function (value, replacer, space) {
+  const safeStringify = ({ stringify(value, replacer, space) {
     if (isArray(replacer)) return apply(stringify, undefined, [value, replacer, space]);
     const user = typeof replacer === "function" ? replacer : undefined;
     const path = [];
@@ -109,38 +118,14 @@
       return v;
     };
     return apply(stringify, undefined, [value, tracking, space]);
-  };
+  } }).stringify;
   define(JSON, "stringify", { value: safeStringify, writable: true, enumerable: false, configurable: true });
   // JSON.parse recurses natively too: refuse nesting deeper than Go's own
   // JSON decoder accepts before it starts.
-  wrap(JSON, "parse", (orig) => function (text) {
+  wrap(JSON, "parse", (orig) => ({ parse(text, reviver) {
     if (!jsonDepthOK(toStr(text))) throw new SyntaxError("JSON nested too deeply (the limit is " + maxJSONDepth + " levels)");
     return apply(orig, this, arguments);
-  });
-
-  // bind makes JavaScript functions: goja's bound functions call their
-  // target in Go, so a chain of a million binds recursed in Go, past the
-  // call-depth limit, until Go's stack overflowed. Each level of these is a
-  // JavaScript frame the limit counts.
-  const construct = Reflect.construct;
-  const FP = Function.prototype;
-  define(FP, "bind", {
-    value: function bind(thisArg, ...bound) {
-      const target = this;
-      if (typeof target !== "function") throw new TypeError("Function.prototype.bind called on a value that is not a function");
-      const f = function (...args) {
-        const all = [...bound, ...args];
-        return new.target === undefined ? apply(target, thisArg, all) : construct(target, all, new.target === f ? target : new.target);
-      };
-      const n = target.length;
-      // "bound bound bound f": capped, or a chain's names grow quadratically.
-      const name = typeof target.name === "string" && target.name.length <= 200 ? target.name : "";
-      define(f, "name", { value: "bound " + name });
-      define(f, "length", { value: typeof n === "number" && n > bound.length ? n - bound.length : 0 });
-      return f;
-    },
-    writable: true, enumerable: false, configurable: true,
-  });
+  } }).parse);
 
   // BigInt, Proxy, eval and the binary buffers are not on the global
   // object, and the function constructors throw (removals.js, run before

@@ -13,7 +13,7 @@
   const blocked = function Function() {
     throw new TypeError("code generation from strings is not allowed in the sandbox");
   };
-  define(blocked, "prototype", { value: Function.prototype });
+  define(blocked, "prototype", { value: Function.prototype, writable: false }); // as goja's Function.prototype
   for (const f of [function () {}, async function () {}, function* () {}]) { // goja has no async generators
     define(getProto(f), "constructor", { value: blocked, writable: false, enumerable: false, configurable: false });
   }

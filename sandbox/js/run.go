@@ -99,6 +99,7 @@ type runner struct {
 	jsonPath        []*goja.Object          // loop; trackJSON's holders
 	jsonBase        int                     // loop; where the innermost stringifyJSON's path starts
 	rangeErrorCtor  *goja.Object            // loop; the runtime's own, for the guards' RangeErrors
+	syntaxErrorCtor *goja.Object            // loop; the runtime's own (regexpBug)
 	gopd            goja.Callable           // loop; Object.getOwnPropertyDescriptor
 	errorCtor       *goja.Object            // loop
 	main            *goja.Promise           // loop; the script's promise
@@ -107,6 +108,7 @@ type runner struct {
 	serialising     int                     // loop; calls whose arguments are being serialised
 	depth           int                     // loop; builtins nested in builtins (see guarded)
 	jsonNesting     int                     // loop; JSON.parse and JSON.stringify nested in each other
+	boundDepth      boundDepths             // loop; bound functions binding bound ones, by depth (countBind)
 	pending         int                     // loop; calls handed over and not yet settled
 	late            int                     // loop
 	thrown          map[*goja.Object]*Error // loop; the Errors of rejected tool calls
