@@ -406,6 +406,15 @@ func (r *runner) guarded(spec *wrapSpec, orig goja.Callable) func(goja.FunctionC
 			r.abort(&Error{Code: CodeLimitExceeded, Message: fmt.Sprintf(
 				"builtins called each other more than %d deep (%s; runaway recursion through toString, getters or bind?)", r.lim.MaxCallDepth, spec.path)})
 		}
+		for i, a := range c.Arguments {
+			if a == nil {
+				// goja hands a Map's or WeakMap's own set, when it is not
+				// the original (it is this wrapper), a missing entry field
+				// as nil, not undefined (new Map([{}])); the original
+				// would dereference it.
+				c.Arguments[i] = goja.Undefined()
+			}
+		}
 		if spec.json {
 			r.nestJSON(spec.path)
 			defer func() { r.jsonNesting-- }()

@@ -369,3 +369,13 @@ return [Array.from(it).join("+"), Array.from(it, (x) => x * 2).join("+"), log.le
 		"set, map, string, array": `return [Array.from(new Set([1, 2])), Array.from(new Map([[1, 2]])), Array.from("ab"), Array.from([3, , 4])].map(String).join(" ")`,
 	})
 }
+
+// goja's Map and WeakMap constructors hand a wrapped set a missing entry
+// field as nil: the wrapper makes it undefined, as the original sees it.
+func TestMapEntriesWithoutFields(t *testing.T) {
+	sameAsGoja(t, map[string]string{
+		"map":     `const m = new Map([{foo: "bar"}, [1]]); return [m.size, m.has(undefined), m.get(1)]`,
+		"weakmap": `const k = {}; const m = new WeakMap([[k]]); return [m.has(k), m.get(k)]`,
+		"set":     `return new Set([undefined, , 1]).size`,
+	})
+}
