@@ -157,6 +157,7 @@ var builtinGuards = func() map[string]argGuard {
 	for _, k := range []string{"RegExp.prototype[Symbol.split]", "RegExp.prototype[Symbol.match]", "RegExp.prototype[Symbol.matchAll]"} {
 		m[k] = guardRegexpString
 	}
+	m["RegExp.prototype[Symbol.split]"] = both(guardRegexpString, guardSplitLimit)
 	m["Array.prototype.sort"] = guardSort
 	m["Array.prototype.toSorted"] = guardSort
 	m["Object.defineProperty"] = guardDescriptor(2, false)
@@ -319,6 +320,33 @@ func guardThisString(r *runner, c goja.FunctionCall) goja.FunctionCall {
 		r.tooLong(n, "a string method on a string this long")
 	}
 	c.This = s
+	return c
+}
+
+// guardSplitLimit converts a number limit of RegExp.prototype[Symbol.split]
+// with ToUint32, as the language does: the wrapped exec sends goja down its
+// general path, which converts it with ToLength instead, so /./[Symbol.split]
+// ("abc", -23) gave no elements instead of 4. A primitive's conversion is
+// not observable; an object's (its valueOf) is left to the builtin, which
+// makes it in the language's order.
+func guardSplitLimit(r *runner, c goja.FunctionCall) goja.FunctionCall {
+	if len(c.Arguments) < 2 {
+		return c
+	}
+	lim := c.Arguments[1]
+	if _, isObject := lim.(*goja.Object); isObject || goja.IsUndefined(lim) {
+		return c
+	}
+	if _, isSymbol := lim.(*goja.Symbol); isSymbol {
+		return c // the builtin throws its TypeError
+	}
+	f := lim.ToFloat()
+	var u uint32
+	if !math.IsNaN(f) && !math.IsInf(f, 0) {
+		u = uint32(int64(math.Mod(math.Trunc(f), 1<<32)))
+	}
+	c.Arguments = append([]goja.Value(nil), c.Arguments...)
+	c.Arguments[1] = r.vm.ToValue(u)
 	return c
 }
 

@@ -379,3 +379,17 @@ func TestMapEntriesWithoutFields(t *testing.T) {
 		"set":     `return new Set([undefined, , 1]).size`,
 	})
 }
+
+// RegExp's Symbol.split converts its limit with ToUint32 (goja's general
+// path, which the wrapped exec sends it down, used ToLength).
+func TestRegexpSplitLimit(t *testing.T) {
+	sameAsGoja(t, map[string]string{
+		"negative": `return /./[Symbol.split]("abc", -23).length`,
+		"fraction": `return /./[Symbol.split]("abc", 1.9)`,
+		"nan":      `return /./[Symbol.split]("abc", NaN).length`,
+		"string":   `return /./[Symbol.split]("abc", "-23").length`,
+		"huge":     `return "a,b,c".split(/,/, 2**32 + 2)`,
+		"object":   `const log = []; const r = /,/[Symbol.split]("a,b", {valueOf() { log.push("limit"); return 1 }}); return [r, log]`,
+		"none":     `return "a,b".split(/,/)`,
+	})
+}
