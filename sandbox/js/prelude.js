@@ -71,13 +71,8 @@
     if (this === null || typeof this !== "object") return apply(orig, this, arguments);
     return apply(nativeJoin, snapshot(this, toLength(this.length), 1, (v) => toStr(v.toLocaleString())), [","]);
   });
-  wrap(Array, "from", (orig) => function (items) {
-    if (items != null) {
-      const n = toLength(items.length);
-      if (n > maxElems) tooMany(n, "an array");
-    }
-    return apply(orig, this, arguments);
-  });
+  // Array.from and the other array methods on array-likes are in
+  // arraylike.js (arraylike.go), which reads their length once.
 
   // String.prototype's repeat, padStart, padEnd and concat are guarded in
   // Go (guard.go), after their arguments are coerced once.

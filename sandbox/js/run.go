@@ -100,6 +100,7 @@ type runner struct {
 	jsonBase        int                     // loop; where the innermost stringifyJSON's path starts
 	rangeErrorCtor  *goja.Object            // loop; the runtime's own, for the guards' RangeErrors
 	gopd            goja.Callable           // loop; Object.getOwnPropertyDescriptor
+	arrayLike       *goja.Object            // loop; arraylike.js's methods, made at the first use
 	errorCtor       *goja.Object            // loop
 	main            *goja.Promise           // loop; the script's promise
 	turn            []*Call                 // loop; calls made since the last hand-over to the host
