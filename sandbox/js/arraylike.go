@@ -76,14 +76,18 @@ func arrayMethodGuard(path string, g argGuard) argGuard {
 
 // arrayLikeReplacements are the builtinReplacements of the array methods,
 // Array.from and concat: each calls arraylike.js when divertsThis (or
-// divertFrom, divertConcat) says so, and otherwise leaves the call to the
-// builtin (or to fillStoppable).
+// divertConcat) says so, and otherwise leaves the call to the builtin (or
+// to fillStoppable). Array.from always runs arraylike.js.
 func arrayLikeReplacements() map[string]func(r *runner, c goja.FunctionCall) goja.Value {
 	m := map[string]func(r *runner, c goja.FunctionCall) goja.Value{
+		// Array.from always: goja's walks an array-like's length (read
+		// twice) natively, and an iterable natively too, calling its next
+		// as it is: a next that is a builtin goja runs unwrapped (an
+		// iterator whose next is Object, which never says done; the
+		// iterator of Arrays or strings can be replaced by such a one) runs
+		// no JavaScript and no wrapper between the steps, and its run was
+		// abandoned, allocating on.
 		"Array.from": func(r *runner, c goja.FunctionCall) goja.Value {
-			if !r.divertFrom(c) {
-				return nil
-			}
 			return r.callArrayLike("from", c)
 		},
 		"Array.prototype.concat": func(r *runner, c goja.FunctionCall) goja.Value {
@@ -124,28 +128,6 @@ func (r *runner) divertsThis(this goja.Value) bool {
 		return false
 	}
 	return o.ClassName() != "Array" || toLength(o.Get("length")) > r.maxElems
-}
-
-// divertFrom reports whether Array.from goes to arraylike.js: for items
-// that are objects but not Arrays. goja's Array.from reads an array-like's
-// length twice and walks it natively, and walks an iterable natively,
-// calling its next as it is: a next that is a builtin goja runs unwrapped
-// (an iterator whose next is Object, which never says done) runs no
-// JavaScript and no wrapper between the steps. An Array goes to goja,
-// whose walk calls the Array iterator's wrapped next at each step; over
-// the size limit it would copy too much, and ends the run here.
-func (r *runner) divertFrom(c goja.FunctionCall) bool {
-	items, ok := c.Argument(0).(*goja.Object)
-	if !ok {
-		return false
-	}
-	if items.ClassName() != "Array" {
-		return true
-	}
-	if n := toLength(items.Get("length")); n > r.maxElems {
-		r.tooMany(n, "Array.from")
-	}
-	return false
 }
 
 // divertConcat reports whether concat goes to arraylike.js: unless this and
@@ -197,16 +179,18 @@ func (r *runner) arrayLikeMethods() *goja.Object {
 		panic(err)
 	}
 	factory, _ := goja.AssertFunction(v)
-	m, err := factory(goja.Undefined(), r.arrayLikeHost(), goja.SymIterator, goja.SymSpecies, goja.SymIsConcatSpreadable, r.vm.ToValue(r.maxElems))
+	var arrayCtor goja.Value = goja.Undefined()
+	if r.arrayCtor != nil {
+		arrayCtor = r.arrayCtor
+	}
+	m, err := factory(goja.Undefined(), r.arrayLikeHost(), goja.SymIterator, goja.SymSpecies, goja.SymIsConcatSpreadable,
+		r.vm.ToValue(r.maxElems), arrayCtor)
 	if err != nil {
 		panic(err)
 	}
 	r.arrayLike = m.(*goja.Object)
 	return r.arrayLike
 }
-
-// maxArrayLength is the longest Array: ArrayCreate throws a RangeError past it.
-const maxArrayLength = 1<<32 - 1
 
 // arrayLikeHost is h of arraylike.js: what it needs of the runtime without
 // going through globals or prototypes the script may have replaced.
@@ -247,13 +231,23 @@ func (r *runner) arrayLikeHost() *goja.Object {
 		}
 		return goja.Undefined()
 	})
-	set("arrayCreate", func(c goja.FunctionCall) goja.Value {
-		n := c.Argument(0).ToFloat()
-		if n > maxArrayLength {
-			r.throwRangeError("Invalid array length")
-		}
+	// list is an Array without a prototype, for arraylike.js's lists (goja
+	// stores its elements by index, as an object's by name); build makes
+	// one a result: the Array it already is, given Array.prototype and its
+	// length.
+	var arrayProto *goja.Object
+	set("list", func(goja.FunctionCall) goja.Value {
 		a := vm.NewArray()
-		if err := a.Set("length", n); err != nil {
+		if arrayProto == nil {
+			arrayProto = a.Prototype()
+		}
+		_ = a.SetPrototype(nil)
+		return a
+	})
+	set("build", func(c goja.FunctionCall) goja.Value {
+		a := c.Argument(0).(*goja.Object)
+		_ = a.SetPrototype(arrayProto)
+		if err := a.Set("length", c.Argument(1)); err != nil {
 			panic(err)
 		}
 		return a

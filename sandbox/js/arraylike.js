@@ -13,13 +13,16 @@
 // these methods, with the host's helpers (h) and the well-known symbols.
 // Nothing here reads a global or a prototype the script can change: calls,
 // property definitions, array creation and errors go through h.
-(function (h, symIterator, symSpecies, symSpreadable, maxElems) {
+(function (h, symIterator, symSpecies, symSpreadable, maxElems, arrayCtor) {
   "use strict";
-  const call = h.call; // call(f, thisArg, ...args)
+  // call(f, thisArg, ...args). A callback without a thisArg is called
+  // directly instead: in strict code f(a, b) is Call(f, undefined, «a, b»),
+  // and it saves a trip through Go per element.
+  const call = h.call;
   const isCtor = h.isConstructor;
   const isArray = h.isArray;
   const createData = h.createData; // CreateDataPropertyOrThrow(o, key, value)
-  const arrayCreate = h.arrayCreate; // ArrayCreate(len), RangeError past 2**32 - 1
+  const build = h.build; // build(list, len): list, now an Array of length len
   const typeError = h.typeError;
   const rangeError = h.rangeError;
   const tooMany = h.tooMany; // ends the run with memory_limit
@@ -50,21 +53,43 @@
   const needCallable = (f) => {
     if (!isCallable(f)) typeError(`${typeof f === "object" ? (f === null ? "null" : "object") : typeof f} is not a function`);
   };
-  // A list of our own: no prototype, so no setter or getter a script put on
-  // Array.prototype or Object.prototype sees it.
-  const list = () => ({ __proto__: null });
+  // A list of our own: an Array without a prototype, so no setter or getter
+  // a script put on Array.prototype or Object.prototype sees it.
+  const list = h.list;
 
-  // ArraySpeciesCreate(original, length).
+  // Results. The spec makes most results with ArrayCreate and defines
+  // their elements one by one (CreateDataPropertyOrThrow); nothing can see
+  // such an Array before it is returned (no callback is given it), so it is
+  // kept as a list here and made an Array in one step at the end (build),
+  // instead of a trip through Go per element. arrayCreate checks the length
+  // as ArrayCreate does and returns the list.
+  const arrayCreate = (len) => {
+    if (len > 4294967295) rangeError("Invalid array length");
+    return list();
+  };
+  // ArraySpeciesCreate(original, length): the species constructor's object,
+  // or undefined where the spec makes ArrayCreate(length) (checked here),
+  // which the caller keeps as a list.
   const speciesCreate = (original, length) => {
-    if (!isArray(original)) return arrayCreate(length);
-    let C = original.constructor;
-    if (isObject(C)) {
-      C = C[symSpecies];
-      if (C === null) C = undefined;
+    if (isArray(original)) {
+      let C = original.constructor;
+      if (isObject(C)) {
+        C = C[symSpecies];
+        if (C === null) C = undefined;
+      }
+      if (C !== undefined) {
+        if (!isCtor(C)) typeError("object.constructor[Symbol.species] is not a constructor");
+        return new C(length);
+      }
     }
-    if (C === undefined) return arrayCreate(length);
-    if (!isCtor(C)) typeError("object.constructor[Symbol.species] is not a constructor");
-    return new C(length);
+    arrayCreate(length);
+    return undefined;
+  };
+  // define is CreateDataPropertyOrThrow on a result: S is what
+  // speciesCreate answered, A the list or S.
+  const define = (S, A, k, v) => {
+    if (S === undefined) A[k] = v;
+    else createData(A, k, v);
   };
 
   // SortCompare with the default order (undefined last, then by ToString
@@ -74,7 +99,7 @@
     if (x === undefined) return 1;
     if (y === undefined) return -1;
     if (comparefn !== undefined) {
-      const v = +call(comparefn, undefined, x, y);
+      const v = +comparefn(x, y);
       return v !== v ? 0 : v;
     }
     const xs = `${x}`;
@@ -107,17 +132,17 @@
   };
 
   // FlattenIntoArray.
-  const flatten = (target, source, sourceLen, start, depth, mapper, thisArg) => {
+  const flatten = (S, target, source, sourceLen, start, depth, mapper, thisArg) => {
     let targetIndex = start;
     for (let sourceIndex = 0; sourceIndex < sourceLen; sourceIndex++) {
       if (!(sourceIndex in source)) continue;
       let element = source[sourceIndex];
-      if (mapper !== undefined) element = call(mapper, thisArg, element, sourceIndex, source);
+      if (mapper !== undefined) element = thisArg === undefined ? mapper(element, sourceIndex, source) : call(mapper, thisArg, element, sourceIndex, source);
       if (depth > 0 && isArray(element)) {
-        targetIndex = flatten(target, element, lengthOf(element), targetIndex, depth === Infinity ? Infinity : depth - 1);
+        targetIndex = flatten(S, target, element, lengthOf(element), targetIndex, depth === Infinity ? Infinity : depth - 1);
       } else {
         if (targetIndex >= MAX) typeError("the array would be longer than 2**53 - 1");
-        createData(target, targetIndex, element);
+        define(S, target, targetIndex, element);
         targetIndex++;
       }
     }
@@ -146,7 +171,8 @@
 
     concat(...items) {
       const O = this;
-      const A = speciesCreate(O, 0);
+      const S = speciesCreate(O, 0);
+      const A = S === undefined ? list() : S;
       let n = 0;
       for (let i = -1; i < items.length; i++) {
         const E = i < 0 ? O : items[i];
@@ -159,14 +185,15 @@
           const len = lengthOf(E);
           if (n + len > MAX) typeError("the array would be longer than 2**53 - 1");
           for (let k = 0; k < len; k++, n++) {
-            if (k in E) createData(A, n, E[k]);
+            if (k in E) define(S, A, n, E[k]);
           }
         } else {
           if (n >= MAX) typeError("the array would be longer than 2**53 - 1");
-          createData(A, n, E);
+          define(S, A, n, E);
           n++;
         }
       }
+      if (S === undefined) return build(A, n);
       A.length = n;
       return A;
     },
@@ -198,7 +225,7 @@
       const len = lengthOf(O);
       needCallable(callbackfn);
       for (let k = 0; k < len; k++) {
-        if (k in O && !call(callbackfn, thisArg, O[k], k, O)) return false;
+        if (k in O && !(thisArg === undefined ? callbackfn(O[k], k, O) : call(callbackfn, thisArg, O[k], k, O))) return false;
       }
       return true;
     },
@@ -217,14 +244,15 @@
       const O = this;
       const len = lengthOf(O);
       needCallable(callbackfn);
-      const A = speciesCreate(O, 0);
+      const S = speciesCreate(O, 0);
+      const A = S === undefined ? list() : S;
       let to = 0;
       for (let k = 0; k < len; k++) {
         if (!(k in O)) continue;
         const v = O[k];
-        if (call(callbackfn, thisArg, v, k, O)) createData(A, to++, v);
+        if (thisArg === undefined ? callbackfn(v, k, O) : call(callbackfn, thisArg, v, k, O)) define(S, A, to++, v);
       }
-      return A;
+      return S === undefined ? build(A, to) : A;
     },
 
     find(predicate, thisArg) {
@@ -233,7 +261,7 @@
       needCallable(predicate);
       for (let k = 0; k < len; k++) {
         const v = O[k];
-        if (call(predicate, thisArg, v, k, O)) return v;
+        if (thisArg === undefined ? predicate(v, k, O) : call(predicate, thisArg, v, k, O)) return v;
       }
       return undefined;
     },
@@ -243,7 +271,7 @@
       const len = lengthOf(O);
       needCallable(predicate);
       for (let k = 0; k < len; k++) {
-        if (call(predicate, thisArg, O[k], k, O)) return k;
+        if (thisArg === undefined ? predicate(O[k], k, O) : call(predicate, thisArg, O[k], k, O)) return k;
       }
       return -1;
     },
@@ -254,7 +282,7 @@
       needCallable(predicate);
       for (let k = len - 1; k >= 0; k--) {
         const v = O[k];
-        if (call(predicate, thisArg, v, k, O)) return v;
+        if (thisArg === undefined ? predicate(v, k, O) : call(predicate, thisArg, v, k, O)) return v;
       }
       return undefined;
     },
@@ -264,7 +292,7 @@
       const len = lengthOf(O);
       needCallable(predicate);
       for (let k = len - 1; k >= 0; k--) {
-        if (call(predicate, thisArg, O[k], k, O)) return k;
+        if (thisArg === undefined ? predicate(O[k], k, O) : call(predicate, thisArg, O[k], k, O)) return k;
       }
       return -1;
     },
@@ -277,18 +305,20 @@
         d = toInt(depth);
         if (d < 0) d = 0;
       }
-      const A = speciesCreate(O, 0);
-      flatten(A, O, len, 0, d);
-      return A;
+      const S = speciesCreate(O, 0);
+      const A = S === undefined ? list() : S;
+      const n = flatten(S, A, O, len, 0, d);
+      return S === undefined ? build(A, n) : A;
     },
 
     flatMap(mapper, thisArg) {
       const O = this;
       const len = lengthOf(O);
       needCallable(mapper);
-      const A = speciesCreate(O, 0);
-      flatten(A, O, len, 0, 1, mapper, thisArg);
-      return A;
+      const S = speciesCreate(O, 0);
+      const A = S === undefined ? list() : S;
+      const n = flatten(S, A, O, len, 0, 1, mapper, thisArg);
+      return S === undefined ? build(A, n) : A;
     },
 
     forEach(callbackfn, thisArg) {
@@ -296,7 +326,9 @@
       const len = lengthOf(O);
       needCallable(callbackfn);
       for (let k = 0; k < len; k++) {
-        if (k in O) call(callbackfn, thisArg, O[k], k, O);
+        if (!(k in O)) continue;
+        if (thisArg === undefined) callbackfn(O[k], k, O);
+        else call(callbackfn, thisArg, O[k], k, O);
       }
       return undefined;
     },
@@ -362,11 +394,12 @@
       const O = this;
       const len = lengthOf(O);
       needCallable(callbackfn);
-      const A = speciesCreate(O, len);
+      const S = speciesCreate(O, len);
+      const A = S === undefined ? list() : S;
       for (let k = 0; k < len; k++) {
-        if (k in O) createData(A, k, call(callbackfn, thisArg, O[k], k, O));
+        if (k in O) define(S, A, k, thisArg === undefined ? callbackfn(O[k], k, O) : call(callbackfn, thisArg, O[k], k, O));
       }
-      return A;
+      return S === undefined ? build(A, len) : A;
     },
 
     pop() {
@@ -408,7 +441,7 @@
         if (!present) typeError("reduce of an empty array with no initial value");
       }
       for (; k < len; k++) {
-        if (k in O) acc = call(callbackfn, undefined, acc, O[k], k, O);
+        if (k in O) acc = callbackfn(acc, O[k], k, O);
       }
       return acc;
     },
@@ -429,7 +462,7 @@
         if (!present) typeError("reduce of an empty array with no initial value");
       }
       for (; k >= 0; k--) {
-        if (k in O) acc = call(callbackfn, undefined, acc, O[k], k, O);
+        if (k in O) acc = callbackfn(acc, O[k], k, O);
       }
       return acc;
     },
@@ -482,11 +515,13 @@
       const len = lengthOf(O);
       let k = relative(start, len);
       const final = end === undefined ? len : relative(end, len);
-      const A = speciesCreate(O, final - k > 0 ? final - k : 0);
+      const S = speciesCreate(O, final - k > 0 ? final - k : 0);
+      const A = S === undefined ? list() : S;
       let n = 0;
       for (; k < final; k++, n++) {
-        if (k in O) createData(A, n, O[k]);
+        if (k in O) define(S, A, n, O[k]);
       }
+      if (S === undefined) return build(A, n);
       A.length = n;
       return A;
     },
@@ -496,7 +531,7 @@
       const len = lengthOf(O);
       needCallable(callbackfn);
       for (let k = 0; k < len; k++) {
-        if (k in O && call(callbackfn, thisArg, O[k], k, O)) return true;
+        if (k in O && (thisArg === undefined ? callbackfn(O[k], k, O) : call(callbackfn, thisArg, O[k], k, O))) return true;
       }
       return false;
     },
@@ -530,12 +565,14 @@
         skip = dc < 0 ? 0 : dc > len - actualStart ? len - actualStart : dc;
       }
       if (len + itemCount - skip > MAX) typeError("the array would be longer than 2**53 - 1");
-      const A = speciesCreate(O, skip);
+      const S = speciesCreate(O, skip);
+      let A = S === undefined ? list() : S;
       for (let k = 0; k < skip; k++) {
         const from = actualStart + k;
-        if (from in O) createData(A, k, O[from]);
+        if (from in O) define(S, A, k, O[from]);
       }
-      A.length = skip;
+      if (S === undefined) A = build(A, skip);
+      else A.length = skip;
       if (itemCount < skip) {
         for (let k = actualStart; k < len - skip; k++) {
           const from = k + skip;
@@ -578,21 +615,20 @@
       const len = lengthOf(O);
       const A = arrayCreate(len);
       if (len > maxElems) tooMany(len, "Array.prototype.toReversed");
-      for (let k = 0; k < len; k++) createData(A, k, O[len - k - 1]);
-      return A;
+      for (let k = 0; k < len; k++) A[k] = O[len - k - 1];
+      return build(A, len);
     },
 
     toSorted(comparefn) {
       if (comparefn !== undefined) needCallable(comparefn);
       const O = this;
       const len = lengthOf(O);
-      const A = arrayCreate(len);
+      arrayCreate(len);
       if (len > maxElems) tooMany(len, "Array.prototype.toSorted");
       const items = list();
       for (let k = 0; k < len; k++) items[k] = O[k];
       const sorted = mergeSort(items, len, sortCompare(comparefn));
-      for (let j = 0; j < len; j++) createData(A, j, sorted[j]);
-      return A;
+      return build(sorted, len);
     },
 
     toSpliced(start, skipCount, ...items) {
@@ -613,10 +649,10 @@
       if (newLen > maxElems) tooMany(newLen, "Array.prototype.toSpliced");
       let i = 0;
       let r = actualStart + skip;
-      for (; i < actualStart; i++) createData(A, i, O[i]);
-      for (let j = 0; j < insertCount; j++) createData(A, i++, items[j]);
-      for (; i < newLen; i++, r++) createData(A, i, O[r]);
-      return A;
+      for (; i < actualStart; i++) A[i] = O[i];
+      for (let j = 0; j < insertCount; j++) A[i++] = items[j];
+      for (; i < newLen; i++, r++) A[i] = O[r];
+      return build(A, newLen);
     },
 
     unshift(...items) {
@@ -645,21 +681,22 @@
       if (actual >= len || actual < 0) rangeError("invalid index: " + rel);
       const A = arrayCreate(len);
       if (len > maxElems) tooMany(len, "Array.prototype.with");
-      for (let k = 0; k < len; k++) createData(A, k, k === actual ? value : O[k]);
-      return A;
+      for (let k = 0; k < len; k++) A[k] = k === actual ? value : O[k];
+      return build(A, len);
     },
 
-    // Array.from, for items that are objects but not Arrays (see
-    // arraylike.go): an iterable one step at a time, an array-like by its
-    // length, read once.
+    // Array.from (all of it: see arraylike.go): an iterable one step at a
+    // time, an array-like by its length, read once.
     from(items, mapfn, thisArg) {
       const C = this;
+      // Construct(%Array%, ...) makes what ArrayCreate makes: a list here.
+      const fresh = C === arrayCtor || !isCtor(C);
       const mapping = mapfn !== undefined;
       if (mapping) needCallable(mapfn);
       const usingIterator = items[symIterator];
       if (usingIterator !== undefined && usingIterator !== null) {
         needCallable(usingIterator);
-        const A = isCtor(C) ? new C() : arrayCreate(0);
+        const A = fresh ? list() : new C();
         const iterator = call(usingIterator, items);
         if (!isObject(iterator)) typeError("the result of Symbol.iterator is not an object");
         const next = iterator.next;
@@ -671,13 +708,15 @@
           const result = call(next, iterator);
           if (!isObject(result)) typeError(`iterator result ${result} is not an object`);
           if (result.done) {
+            if (fresh) return build(A, k);
             A.length = k;
             return A;
           }
           let v = result.value;
           try {
-            if (mapping) v = call(mapfn, thisArg, v, k);
-            createData(A, k, v);
+            if (mapping) v = thisArg === undefined ? mapfn(v, k) : call(mapfn, thisArg, v, k);
+            if (fresh) A[k] = v;
+            else createData(A, k, v);
           } catch (e) {
             closeAfterThrow(iterator);
             throw e;
@@ -685,12 +724,15 @@
         }
       }
       const len = lengthOf(items);
-      const A = isCtor(C) ? new C(len) : arrayCreate(len);
+      const A = fresh ? arrayCreate(len) : new C(len);
       if (len > maxElems) tooMany(len, "Array.from");
       for (let k = 0; k < len; k++) {
         const v = items[k];
-        createData(A, k, mapping ? call(mapfn, thisArg, v, k) : v);
+        const mapped = mapping ? (thisArg === undefined ? mapfn(v, k) : call(mapfn, thisArg, v, k)) : v;
+        if (fresh) A[k] = mapped;
+        else createData(A, k, mapped);
       }
+      if (fresh) return build(A, len);
       A.length = len;
       return A;
     },

@@ -129,6 +129,22 @@ var arrayLikeScripts = map[string]string{
 	"apply length toctou":               `let n = 0; const o = {get length() { return n++ === 0 ? 1 : 2 ** 40 }}; return [Math.max.apply(null, o), n]`,
 }
 
+// overLimitScripts run the same in the sandbox, with a size guard of 16,384
+// elements, as in bare goja: their Arrays are over it (sparse), so their
+// methods run in arraylike.js, which creates results with the species
+// constructor.
+var overLimitScripts = map[string]string{
+	"indexOf":        `const a = []; a.length = 40000; a[5] = "x"; return [a.indexOf("x"), a.includes(undefined), a.lastIndexOf("x")]`,
+	"filter":         `const a = []; a.length = 40000; a[5] = "x"; return a.filter(() => true)`,
+	"slice":          `const a = []; a.length = 40000; a[1] = "x"; return a.slice(0, 3).map((x) => x === undefined ? "hole" : x)`,
+	"subclass":       `class B extends Array {} const b = new B(); b.length = 40000; b[3] = 1; const r = b.filter(() => true); return [r instanceof B, r.length, r[0]]`,
+	"species":        `const a = []; a.length = 40000; a[2] = 7; a.constructor = {[Symbol.species]: function (n) { this.made = n }}; const r = a.filter(() => true); return [r.made, r[0], r.length, Array.isArray(r)]`,
+	"species null":   `const a = []; a.length = 40000; a[2] = 7; a.constructor = {[Symbol.species]: null}; const r = a.flat(); return [Array.isArray(r), r]`,
+	"frozen species": `const a = []; a.length = 40000; a[2] = 7; a.constructor = {[Symbol.species]: function () { return Object.freeze({}) }}; return run(() => a.filter(() => true))`,
+	"concat species": `class B extends Array {} const b = new B(); b.push(1); const r = b.concat({length: 2, 0: "a", [Symbol.isConcatSpreadable]: true}); return [r instanceof B, r.length, r[1], 2 in r]`,
+	"splice":         `const a = []; a.length = 40000; a[0] = "x"; a[39999] = "z"; const r = a.splice(0, 1); return [r, a.length, a[39998]]`,
+}
+
 // TestArrayLikesSameAsGoja runs arrayLikeScripts in the sandbox and in a
 // bare goja runtime: the values (reads and writes logged in order included)
 // must be the same.
@@ -137,6 +153,26 @@ func TestArrayLikesSameAsGoja(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			want := bareGoja(t, arrayLikeHelpers+code)
 			res, _ := runCode(t, arrayLikeHelpers+code, Options{Limits: Limits{Timeout: 10 * time.Second}})
+			if res.Err != nil {
+				t.Fatalf("sandbox: %v (bare goja: %s)", res.Err, want)
+			}
+			if diff := cmp.Diff(want, string(res.Value)); diff != "" {
+				t.Errorf("sandbox differs from goja (-goja +sandbox):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestOverLimitArraysSameAsGoja runs overLimitScripts, as
+// TestArrayLikesSameAsGoja does.
+func TestOverLimitArraysSameAsGoja(t *testing.T) {
+	if maxElemsFor(1<<20) != 16384 {
+		t.Fatalf("the size guard of 1 MiB is %d elements", maxElemsFor(1<<20))
+	}
+	for name, code := range overLimitScripts {
+		t.Run(name, func(t *testing.T) {
+			want := bareGoja(t, arrayLikeHelpers+code)
+			res, _ := runCode(t, arrayLikeHelpers+code, Options{Limits: Limits{Timeout: 10 * time.Second, MaxMemoryBytes: 1 << 20}})
 			if res.Err != nil {
 				t.Fatalf("sandbox: %v (bare goja: %s)", res.Err, want)
 			}
@@ -226,20 +262,24 @@ func TestHostileArrayLikeLengths(t *testing.T) {
 		code string
 		want Code
 	}{
-		"join":              {`return Array.prototype.join.call({length: 2 ** 32 - 1}).length`, CodeMemoryLimit},
-		"join function":     {`const f = function () {}; Object.defineProperty(f, "length", {value: 2 ** 32 - 1}); return Array.prototype.join.call(f).length`, CodeMemoryLimit},
-		"fill":              {`return Array.prototype.fill.call({length: 2 ** 32 - 1}, 0).length`, CodeMemoryLimit},
-		"fill Array":        {`const a = []; a.length = 2 ** 32 - 1; return a.fill(0).length`, CodeMemoryLimit},
-		"toReversed":        {`return Array.prototype.toReversed.call({length: 2 ** 32 - 1}).length`, CodeMemoryLimit},
-		"toSorted":          {`return Array.prototype.toSorted.call({length: 2 ** 32 - 1}).length`, CodeMemoryLimit},
-		"with":              {`return Array.prototype.with.call({length: 2 ** 32 - 1}, 0, 1).length`, CodeMemoryLimit},
-		"Array.from":        {`return Array.from({length: 2 ** 32 - 1}).length`, CodeMemoryLimit},
-		"Array.from Array":  {`const a = []; a.length = 2 ** 32 - 1; return Array.from(a).length`, CodeMemoryLimit},
-		"map":               {`return Array.prototype.map.call({length: 2 ** 32 - 1}, (x) => x).length`, CodeTimeout},
-		"includes Array":    {`const a = []; a.length = 2 ** 32 - 1; return a.includes(1)`, CodeTimeout},
-		"concat spreadable": {`return [].concat({length: 2 ** 32 - 1, [Symbol.isConcatSpreadable]: true}).length`, CodeTimeout},
-		"includes Infinity": {`return Array.prototype.includes.call({length: Infinity}, 1)`, CodeTimeout},
-		"Array.from Object": {`return Array.from({[Symbol.iterator]() { return {next: Object} }}).length`, CodeMemoryLimit},
+		"join":                       {`return Array.prototype.join.call({length: 2 ** 32 - 1}).length`, CodeMemoryLimit},
+		"join function":              {`const f = function () {}; Object.defineProperty(f, "length", {value: 2 ** 32 - 1}); return Array.prototype.join.call(f).length`, CodeMemoryLimit},
+		"fill":                       {`return Array.prototype.fill.call({length: 2 ** 32 - 1}, 0).length`, CodeMemoryLimit},
+		"fill Array":                 {`const a = []; a.length = 2 ** 32 - 1; return a.fill(0).length`, CodeMemoryLimit},
+		"toReversed":                 {`return Array.prototype.toReversed.call({length: 2 ** 32 - 1}).length`, CodeMemoryLimit},
+		"toSorted":                   {`return Array.prototype.toSorted.call({length: 2 ** 32 - 1}).length`, CodeMemoryLimit},
+		"with":                       {`return Array.prototype.with.call({length: 2 ** 32 - 1}, 0, 1).length`, CodeMemoryLimit},
+		"Array.from":                 {`return Array.from({length: 2 ** 32 - 1}).length`, CodeMemoryLimit},
+		"Array.from Array":           {`const a = []; a.length = 2 ** 32 - 1; return Array.from(a).length`, CodeTimeout},
+		"Array.from Array iterator":  {`Array.prototype[Symbol.iterator] = function () { return {next: Object} }; return Array.from([1]).length`, CodeTimeout},
+		"Array.from string iterator": {`String.prototype[Symbol.iterator] = function () { return {next: Object} }; return Array.from("x").length`, CodeTimeout},
+		"map":                        {`return Array.prototype.map.call({length: 2 ** 32 - 1}, (x) => x).length`, CodeTimeout},
+		"includes Array":             {`const a = []; a.length = 2 ** 32 - 1; return a.includes(1)`, CodeTimeout},
+		"concat spreadable":          {`return [].concat({length: 2 ** 32 - 1, [Symbol.isConcatSpreadable]: true}).length`, CodeTimeout},
+		"includes Infinity":          {`return Array.prototype.includes.call({length: Infinity}, 1)`, CodeTimeout},
+		"Array.from Object":          {`return Array.from({[Symbol.iterator]() { return {next: Object} }}).length`, CodeTimeout},
+		"length recursion":           {`const o = {get length() { return Array.prototype.indexOf.call(o, 1) }}; return Array.prototype.indexOf.call(o, 1)`, CodeLimitExceeded},
+		"callback recursion":         {`const f = () => Array.prototype.some.call({length: 1, 0: 0}, f); return f()`, CodeLimitExceeded},
 	} {
 		t.Run(name, func(t *testing.T) {
 			if c.want == CodeTimeout {
@@ -296,6 +336,8 @@ func BenchmarkArrayLike(b *testing.B) {
 		"Array 10k":        `const a = []; for (let i = 0; i < 1e4; i++) a[i] = i; return a.map((x) => x).indexOf(-1)`,
 		"array-like 10k":   `const a = {length: 1e4}; for (let i = 0; i < 1e4; i++) a[i] = i; return Array.prototype.indexOf.call(Array.prototype.map.call(a, (x) => x), -1)`,
 		"Array.from range": `return Array.from({length: 1e4}, (_, i) => i).length`,
+		"Array.from Array": `const a = []; for (let i = 0; i < 1e4; i++) a[i] = i; return Array.from(a).length`,
+		"Array.from Set":   `const s = new Set(); for (let i = 0; i < 1e4; i++) s.add(i); return Array.from(s).length`,
 	} {
 		s, err := Compile(code, 0)
 		if err != nil {
@@ -308,5 +350,21 @@ func BenchmarkArrayLike(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkArrayLikeFirstUse is what a run pays the first time it calls a
+// method of arraylike.js: its functions made in the run's runtime.
+func BenchmarkArrayLikeFirstUse(b *testing.B) {
+	arrayLikeProgram() // compiled once per process, not per run
+	maxElems := maxElemsFor(DefaultMaxMemoryBytes)
+	for b.Loop() {
+		b.StopTimer()
+		r := newBareRunner(maxElems)
+		if err := r.harden(); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		r.arrayLikeMethods()
 	}
 }

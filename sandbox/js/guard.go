@@ -134,6 +134,7 @@ var builtinGuards = func() map[string]argGuard {
 			m[path] = guardCallback(indexes)
 		}
 	}
+	delete(m, "Array.from") // arraylike.js, which calls the mapping function itself
 	m["String.prototype.repeat"] = both(guardThisString, guardRepeat)
 	m["String.prototype.padStart"] = both(guardThisString, guardPad)
 	m["String.prototype.padEnd"] = both(guardThisString, guardPad)

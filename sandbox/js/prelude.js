@@ -37,9 +37,10 @@
   };
 
   // Every array method walks this.length, also on array-likes such as
-  // {length: 2**32 - 1}: the host has wrapped them all with a length check
-  // before this runs (in Go: cheaper than wrappers made here), and the
-  // RegExp methods with a check of the regexp engine's match timeout.
+  // {length: 2**32 - 1}: the host has wrapped them all before this runs (in
+  // Go: cheaper than wrappers made here), handing array-likes to
+  // arraylike.js, and the RegExp methods with a check of the regexp
+  // engine's match timeout.
   // join's result can be far longer than its array: add it up first.
   // join and toLocaleString build one string from all the elements' strings,
   // natively: a million elements of a million characters each would be a
@@ -78,7 +79,7 @@
   // Go (guard.go), after their arguments are coerced once.
 
   // apply, Reflect.apply and Reflect.construct check the array-like they
-  // spread into arguments in Go (guardArgList, guard.go).
+  // spread into arguments in Go (guardApply and the Reflect guards, arraylike.go).
 
   // JSON.stringify recurses natively through nested values, deaf to
   // interrupts; with a replacer function it calls back into JavaScript at
