@@ -52,7 +52,7 @@ var nativeArrayMethods = map[string]bool{
 // arrayMethodGuard is the guard of the array method at path, given the
 // guards it has besides (g, or nil): none for nativeArrayMethods; for the
 // others, g and guardLength when the call stays native, nothing when it
-// goes to arraylike.js (see divertArrayMethod), whose reads a guard must
+// goes to arraylike.js (see divertsThis), whose reads a guard must
 // not add to.
 func arrayMethodGuard(path string, g argGuard) argGuard {
 	if nativeArrayMethods[path] {
@@ -103,7 +103,10 @@ func arrayLikeReplacements() map[string]func(r *runner, c goja.FunctionCall) goj
 		if !ok || nativeArrayMethods[path] || name == "concat" {
 			continue
 		}
-		native := map[string]func(*runner, goja.FunctionCall) goja.Value{"fill": fillStoppable}[name]
+		var native func(*runner, goja.FunctionCall) goja.Value
+		if name == "fill" {
+			native = fillStoppable
+		}
 		m[path] = func(r *runner, c goja.FunctionCall) goja.Value {
 			if r.divertsThis(c.This) {
 				return r.callArrayLike(name, c)
@@ -201,7 +204,8 @@ func (r *runner) arrayLikeHost() *goja.Object {
 	set("call", func(c goja.FunctionCall) goja.Value {
 		f, ok := goja.AssertFunction(c.Argument(0))
 		if !ok {
-			panic(vm.NewTypeError(fmt.Sprintf("%s is not a function", c.Argument(0))))
+			// Not formatted with the value: its toString is the script's.
+			panic(vm.NewTypeError("the value called is not a function"))
 		}
 		var args []goja.Value
 		if len(c.Arguments) > 2 {

@@ -1,7 +1,7 @@
 // The array methods for what goja's own cannot be trusted with: a `this`
 // that is not an Array (an array-like, whose length may be a getter, an
-// object, or 2**53 - 1) or an Array over the sandbox's size limit, and
-// Array.from and concat over array-likes (arraylike.go decides). Each
+// object, or 2**53 - 1) or an Array over the sandbox's size limit, concat
+// with such items, and every Array.from (arraylike.go decides). Each
 // function follows its algorithm in ECMA-262 step by step: length is read
 // once, properties are read, tested and written in the order the spec
 // gives, so getters, setters and valueOf see what they would in any

@@ -119,6 +119,10 @@ var arrayLikeScripts = map[string]string{
 		const arr = [1]; Object.defineProperty(arr, Symbol.isConcatSpreadable, {get() { log.push("arr"); return true }});
 		return [arr.concat(item("a", true), item("b", false), [2]).length, log]`,
 
+	"concat Arrays spreadable reads": `const log = [];
+		const a = [1]; Object.defineProperty(a, Symbol.isConcatSpreadable, {get() { log.push("a"); return false }});
+		const r = [0].concat(a, [2]); return [r.length, Array.isArray(r[1]), log]`,
+
 	// apply, Reflect.apply and Reflect.construct read the length once.
 	"apply getter":                      `const log = []; return [Math.max.apply(null, logged(2, {0: 1, 1: 5}, log)), log]`,
 	"Reflect.apply getter":              `const log = []; return [Reflect.apply(Math.min, null, logged(2, {0: 1, 1: 5}, log)), log]`,
