@@ -53,6 +53,7 @@ func (r *runner) harden() error {
 		return err
 	}
 	jsonObj := r.keepBuiltins(g)
+	r.arrayCtor, _ = g.Get("Array").(*goja.Object)
 
 	maxElems := r.maxElems
 	r.guardBuiltins()
@@ -154,7 +155,7 @@ func (r *runner) jsonDepthHook(c goja.FunctionCall) goja.Value {
 }
 
 // maxArguments caps the arguments spread by apply and Reflect, as engines do
-// (guardArgList).
+// (guardApply, arraylike.go).
 const maxArguments = 1 << 16
 
 // toolsObject builds the frozen `tools` object: every tool under its full

@@ -120,13 +120,11 @@ type argGuard func(r *runner, c goja.FunctionCall) goja.FunctionCall
 // reviewedBuiltins (guard_test.go) with the reason they need none.
 var builtinGuards = func() map[string]argGuard {
 	m := map[string]argGuard{
-		"Array.prototype.concat":           guardConcat,
 		"Array.prototype.flat":             guardFlat,
 		"String.prototype.replace":         guardReplace(false),
 		"String.prototype.replaceAll":      guardReplace(true),
 		"RegExp.prototype[Symbol.replace]": guardRegexpReplace,
 		"String.raw":                       guardRaw,
-		"Array.from":                       guardArrayFrom,
 		"Object.keys":                      guardStringArg,
 		"Object.values":                    guardStringArg,
 		"Object.entries":                   guardStringArg,
@@ -134,9 +132,9 @@ var builtinGuards = func() map[string]argGuard {
 		"Object.getOwnPropertyDescriptors": guardStringArg,
 		"Object.assign":                    guardStringArgs,
 		"Reflect.ownKeys":                  guardStringArg,
-		"Function.prototype.apply":         guardArgList(1),
-		"Reflect.apply":                    guardArgList(2),
-		"Reflect.construct":                guardArgList(1),
+		"Function.prototype.apply":         guardApply,
+		"Reflect.apply":                    guardReflectApply,
+		"Reflect.construct":                guardReflectConstruct,
 		"encodeURI":                        guardStringArg,
 		"encodeURIComponent":               guardStringArg,
 		"escape":                           guardStringArg,
@@ -171,6 +169,7 @@ var builtinGuards = func() map[string]argGuard {
 			m[path] = guardCallback(indexes)
 		}
 	}
+	delete(m, "Array.from") // arraylike.js, which calls the mapping function itself
 	m["String.prototype.repeat"] = both(guardThisString, guardRepeat)
 	m["String.prototype.padStart"] = both(guardThisString, guardPad)
 	m["String.prototype.padEnd"] = both(guardThisString, guardPad)
@@ -183,10 +182,10 @@ var builtinGuards = func() map[string]argGuard {
 		case *goja.Symbol:
 			name = "Array.prototype[" + k.String() + "]"
 		}
-		if g, ok := m[name]; ok {
-			m[name] = both(guardLength, g)
+		if g := arrayMethodGuard(name, m[name]); g != nil {
+			m[name] = g
 		} else {
-			m[name] = guardLength
+			delete(m, name)
 		}
 	}
 	return m
@@ -196,85 +195,14 @@ func both(a, b argGuard) argGuard {
 	return func(r *runner, c goja.FunctionCall) goja.FunctionCall { return b(r, a(r, c)) }
 }
 
-// guardLength checks this.length: every array method walks it, also on
-// array-likes such as {length: 2**32 - 1}, inside the builtin where no
-// interrupt reaches.
+// guardLength notes the size of an Array an array method runs on natively
+// (within the size limit: others go to arraylike.js, see
+// arrayMethodGuard), for the heap watchdog.
 func guardLength(r *runner, c goja.FunctionCall) goja.FunctionCall {
-	if this, ok := c.This.(*goja.Object); ok {
-		r.requireDataLength(this, "array methods")
-		n := toLength(this.Get("length"))
-		if n > r.maxElems {
-			r.abort(&Error{Code: CodeMemoryLimit, Message: fmt.Sprintf(
-				"an array of %d elements is over the sandbox's limit of %d", n, r.maxElems)})
-		}
-		if this.ClassName() == "Array" {
-			saw(&r.mem.largestArray, n)
-		}
+	if this, ok := c.This.(*goja.Object); ok && this.ClassName() == "Array" {
+		saw(&r.mem.largestArray, toLength(this.Get("length")))
 	}
 	return c
-}
-
-// requireDataLength throws a TypeError when o is an array-like whose length
-// is a getter (own or inherited) or an object: the builtin would read and
-// convert it again after the guard, and a getter or a valueOf can answer 1
-// to the guard and 2**32 - 1 to the builtin. Arrays, strings, arguments and
-// functions have data lengths that are numbers.
-// what names the builtins, for the message.
-func (r *runner) requireDataLength(o *goja.Object, what string) {
-	if o.ClassName() == "Array" {
-		return
-	}
-	key := r.vm.ToValue("length")
-	for p := o; p != nil; p = p.Prototype() {
-		d, err := r.gopd(goja.Undefined(), p, key)
-		if err != nil {
-			panic(err)
-		}
-		desc, ok := d.(*goja.Object)
-		if !ok {
-			continue // not here: look in the prototype
-		}
-		if g := desc.Get("get"); g != nil && !goja.IsUndefined(g) {
-			panic(r.vm.NewTypeError(what + " on an array-like whose length is a getter are not supported in the sandbox"))
-		}
-		if s := desc.Get("set"); s != nil && !goja.IsUndefined(s) {
-			panic(r.vm.NewTypeError(what + " on an array-like whose length is a setter are not supported in the sandbox"))
-		}
-		// An object as the length is converted by its valueOf or toString,
-		// which can answer 1 to the guard and 2**40 to the builtin.
-		if _, isObject := desc.Get("value").(*goja.Object); isObject {
-			panic(r.vm.NewTypeError(what + " on an array-like whose length is an object are not supported in the sandbox"))
-		}
-		return
-	}
-}
-
-// guardArgList checks the array-like that apply, Reflect.apply and
-// Reflect.construct spread into arguments (argument i): goja allocates a
-// list of its length in one step. More than maxArguments is a catchable
-// RangeError, as engines have; a length that is a getter or an object is refused, as
-// for the array methods (it could answer 1 here and 2**40 to the builtin).
-func guardArgList(i int) argGuard {
-	return func(r *runner, c goja.FunctionCall) goja.FunctionCall {
-		a := c.Argument(i)
-		if goja.IsUndefined(a) || goja.IsNull(a) {
-			return c
-		}
-		var n int64
-		switch a := a.(type) {
-		case goja.String:
-			n = int64(a.Length())
-		case *goja.Object:
-			r.requireDataLength(a, "apply, Reflect.apply and Reflect.construct")
-			n = toLength(a.Get("length"))
-		default:
-			return c // not array-like: the builtin throws its TypeError
-		}
-		if n > maxArguments {
-			r.throwRangeError(fmt.Sprintf("too many arguments: %d (the limit is %d)", n, maxArguments))
-		}
-		return c
-	}
 }
 
 // throwRangeError throws a RangeError (the runtime's own, whatever the
@@ -385,12 +313,10 @@ func guardRegexpString(r *runner, c goja.FunctionCall) goja.FunctionCall {
 // builtinReplacements do a builtin's work themselves, in steps that check
 // whether the run was ended, where goja's loop cannot be stopped; they
 // return nil to leave the call to the builtin.
-var builtinReplacements = map[string]func(r *runner, c goja.FunctionCall) goja.Value{
-	"Array.prototype.fill": fillStoppable,
-}
+var builtinReplacements = arrayLikeReplacements()
 
-// fillStoppable is Array.prototype.fill for more than sortNatively
-// elements: goja's fill of a sparse array of 4 Mi elements ran 2.5 s after
+// fillStoppable is Array.prototype.fill on an Array of more than
+// sortNatively elements (array-likes go to arraylike.js): goja's fill of a sparse array of 4 Mi elements ran 2.5 s after
 // its run was ended.
 func fillStoppable(r *runner, c goja.FunctionCall) goja.Value {
 	o, ok := c.This.(*goja.Object)
@@ -745,36 +671,6 @@ func guardStringArgs(r *runner, c goja.FunctionCall) goja.FunctionCall {
 	return c
 }
 
-// spreadable is IsConcatSpreadable.
-func spreadable(v goja.Value) (*goja.Object, bool) {
-	o, ok := v.(*goja.Object)
-	if !ok {
-		return nil, false
-	}
-	if s := o.GetSymbol(goja.SymIsConcatSpreadable); s != nil && !goja.IsUndefined(s) {
-		return o, s.ToBoolean()
-	}
-	return o, o.ClassName() == "Array"
-}
-
-// guardConcat adds up the lengths concat would copy: a few calls on large
-// arrays (or one array-like of length 2**32 - 1) make gigabytes.
-func guardConcat(r *runner, c goja.FunctionCall) goja.FunctionCall {
-	var total int64
-	for _, v := range append([]goja.Value{c.This}, c.Arguments...) {
-		if o, ok := spreadable(v); ok {
-			r.requireDataLength(o, "array methods")
-			total += toLength(o.Get("length"))
-		} else {
-			total++
-		}
-		if total > r.maxElems {
-			r.tooMany(total, "Array.prototype.concat")
-		}
-	}
-	return c
-}
-
 // guardFlat walks what flat would flatten, counting its elements and its
 // depth: nested arrays that share elements fan out to far more than exists
 // (an array of a thousand references to one array of a million), and very
@@ -816,23 +712,6 @@ func guardFlat(r *runner, c goja.FunctionCall) goja.FunctionCall {
 				r.tooMany(total, "Array.prototype.flat")
 			}
 		}
-	}
-	return c
-}
-
-// guardArrayFrom checks the length of an array-like that is not iterable
-// (an iterable is walked one JavaScript-visible step at a time).
-func guardArrayFrom(r *runner, c goja.FunctionCall) goja.FunctionCall {
-	items, ok := c.Argument(0).(*goja.Object)
-	if !ok {
-		return c
-	}
-	if it := items.GetSymbol(goja.SymIterator); it != nil && !goja.IsUndefined(it) && !goja.IsNull(it) {
-		return c
-	}
-	r.requireDataLength(items, "array methods")
-	if n := toLength(items.Get("length")); n > r.maxElems {
-		r.tooMany(n, "Array.from")
 	}
 	return c
 }

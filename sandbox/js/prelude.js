@@ -40,9 +40,10 @@
   };
 
   // Every array method walks this.length, also on array-likes such as
-  // {length: 2**32 - 1}: the host has wrapped them all with a length check
-  // before this runs (in Go: cheaper than wrappers made here), and the
-  // RegExp methods with a check of the regexp engine's match timeout.
+  // {length: 2**32 - 1}: the host has wrapped them all before this runs (in
+  // Go: cheaper than wrappers made here), handing array-likes to
+  // arraylike.js, and the RegExp methods with a check of the regexp
+  // engine's match timeout.
   // join's result can be far longer than its array: add it up first.
   // join and toLocaleString build one string from all the elements' strings,
   // natively: a million elements of a million characters each would be a
@@ -74,25 +75,14 @@
     if (this === null || typeof this !== "object") return apply(orig, this, arguments);
     return apply(nativeJoin, snapshot(this, toLength(this.length), 1, (v) => toStr(v.toLocaleString())), [","]);
   } }).toLocaleString);
-  // Array.from of a sparse array or a string iterates its whole length:
-  // refused past the limit before it starts. Their length is a data
-  // property, so reading it here is not seen; other objects' length (a
-  // getter an iterable may have) is not read: array-likes that are not
-  // iterable are checked in Go (guardArrayFrom), iterables are walked one
-  // next at a time.
-  wrap(Array, "from", (orig) => ({ from(items) {
-    if (isArray(items) || typeof items === "string") {
-      const n = items.length;
-      if (n > maxElems) tooMany(n, "an array");
-    }
-    return apply(orig, this, arguments);
-  } }).from);
+  // Array.from and the other array methods on array-likes are in
+  // arraylike.js (arraylike.go), which reads their length once.
 
   // String.prototype's repeat, padStart, padEnd and concat are guarded in
   // Go (guard.go), after their arguments are coerced once.
 
   // apply, Reflect.apply and Reflect.construct check the array-like they
-  // spread into arguments in Go (guardArgList, guard.go).
+  // spread into arguments in Go (guardApply and the Reflect guards, arraylike.go).
 
   // JSON.stringify recurses natively through nested values, deaf to
   // interrupts; with a replacer function it calls back into JavaScript at

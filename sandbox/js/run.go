@@ -101,6 +101,8 @@ type runner struct {
 	rangeErrorCtor  *goja.Object            // loop; the runtime's own, for the guards' RangeErrors
 	syntaxErrorCtor *goja.Object            // loop; the runtime's own (regexpBug)
 	gopd            goja.Callable           // loop; Object.getOwnPropertyDescriptor
+	arrayLike       *goja.Object            // loop; arraylike.js's methods, made at the first use
+	arrayCtor       *goja.Object            // loop; the runtime's Array, before the script ran (for arraylike.js)
 	errorCtor       *goja.Object            // loop
 	main            *goja.Promise           // loop; the script's promise
 	turn            []*Call                 // loop; calls made since the last hand-over to the host
