@@ -436,7 +436,7 @@ func (r *runner) guarded(spec *wrapSpec, orig goja.Callable) func(goja.FunctionC
 		if spec.bind {
 			r.countBind(c, v)
 		}
-		r.checkResult(spec.path, v)
+		r.checkResult(spec.path, v, c)
 		return v
 	}
 }
@@ -453,7 +453,7 @@ func (r *runner) nestJSON(path string) {
 
 // checkResult ends the run when a builtin returned a string or array over
 // the sandbox's size limit.
-func (r *runner) checkResult(path string, v goja.Value) {
+func (r *runner) checkResult(path string, v goja.Value, c goja.FunctionCall) {
 	switch v := v.(type) {
 	case goja.String:
 		n := int64(v.Length())
@@ -462,6 +462,13 @@ func (r *runner) checkResult(path string, v goja.Value) {
 		}
 		saw(&r.mem.largestString, n)
 	case *goja.Object:
+		if given(v, c) {
+			// The object it was given, handed back (defineProperty,
+			// fill, sort): not built by the builtin, and an Array given
+			// a huge length by it is sparse, not allocated
+			// (Object.defineProperty([], "length", {value: 2**32 - 2})).
+			return
+		}
 		if v.ClassName() == "Array" {
 			n := toLength(v.Get("length"))
 			if n > r.maxElems {
@@ -470,6 +477,19 @@ func (r *runner) checkResult(path string, v goja.Value) {
 			saw(&r.mem.largestArray, n)
 		}
 	}
+}
+
+// given reports whether o is the call's this or one of its arguments.
+func given(o *goja.Object, c goja.FunctionCall) bool {
+	if c.This == goja.Value(o) {
+		return true
+	}
+	for _, a := range c.Arguments {
+		if a == goja.Value(o) {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *runner) tooLong(n int64, what string) {

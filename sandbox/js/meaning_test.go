@@ -393,3 +393,15 @@ func TestRegexpSplitLimit(t *testing.T) {
 		"none":     `return "a,b".split(/,/)`,
 	})
 }
+
+// A builtin that hands back the object it was given (defineProperty and
+// its kin) has not built it: an Array it gave a huge length is sparse, and
+// the run goes on, as in goja.
+func TestHugeLengthHandedBack(t *testing.T) {
+	sameAsGoja(t, map[string]string{
+		"defineProperty":   `const a = Object.defineProperty([], "length", {value: 2**32 - 2}); return a.length`,
+		"defineProperties": `const a = Object.defineProperties([], {length: {value: 2**32 - 1}}); return a.length`,
+		"reflect":          `const a = []; return [Reflect.defineProperty(a, "length", {value: 2**32 - 1}), a.length]`,
+		"assign":           `return Object.assign([], {length: 2**31}).length`,
+	})
+}
