@@ -42,6 +42,7 @@ import (
 	"time"
 
 	"github.com/codemode-dev/codemode/engine"
+	"github.com/codemode-dev/codemode/sandbox/js"
 	"github.com/codemode-dev/codemode/sandbox/worker"
 )
 
@@ -69,14 +70,18 @@ func (r *TestResult) outcome(runner string) *Outcome {
 
 // Report is the JSON file: enough to diff a later run against it.
 type Report struct {
-	Root        string                 `json:"root"`
-	Runners     []string               `json:"runners"`
-	Dirs        string                 `json:"dirs,omitempty"`
-	Timeout     string                 `json:"timeout"`
-	Parallel    int                    `json:"parallel"`
-	Started     time.Time              `json:"started"`
-	WallSeconds float64                `json:"wallSeconds"`
-	Tests       map[string]*TestResult `json:"tests"`
+	Root        string    `json:"root"`
+	Runners     []string  `json:"runners"`
+	Dirs        string    `json:"dirs,omitempty"`
+	Timeout     string    `json:"timeout"`
+	Parallel    int       `json:"parallel"`
+	Started     time.Time `json:"started"`
+	WallSeconds float64   `json:"wallSeconds"`
+	// WorkersReplaced counts the worker processes killed or crashed during
+	// a run and replaced (a run that timed out inside a builtin, a limit):
+	// the containment working, reported so that a change shows.
+	WorkersReplaced int                    `json:"workersReplaced,omitempty"`
+	Tests           map[string]*TestResult `json:"tests"`
 }
 
 func main() {
@@ -142,6 +147,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	engines := map[string]*engine.Engine{}
+	var pool *worker.Pool
 	cfg := engine.DefaultConfig()
 	// The harness files come before every test: more code than a model
 	// sends, so the code-size limit is raised; every other limit stays.
@@ -150,7 +156,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	for _, r := range runners {
 		b := engine.NewBuilder().WithConfig(cfg)
 		if r == runnerWorker {
-			pool, err := worker.New(worker.Config{Warm: *parallel, Max: *parallel})
+			var err error
+			pool, err = worker.New(worker.Config{Warm: *parallel, Max: *parallel})
 			if err != nil {
 				fmt.Fprintln(stderr, "test262: worker pool:", err)
 				return 1
@@ -201,6 +208,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	close(work)
 	wg.Wait()
 	rep.WallSeconds = time.Since(rep.Started).Seconds()
+	if pool != nil {
+		rep.WorkersReplaced = pool.Stats().Replaced
+	}
 	return finish(rep, old, *mdOut, *jsonOut, stdout, stderr)
 }
 
@@ -259,6 +269,11 @@ func runTest(h *harness, root, id string, runners []string, engines map[string]*
 	}
 	for _, r := range runners {
 		o := judge(runEngine(engines[r], body, timeout), m)
+		if r != runnerWorker && !o.Pass() && o.Status != "hang" && stillRunning() {
+			// Answered, but its goroutine is still inside goja: in a
+			// host process it would go on using CPU and memory.
+			o = Outcome{Status: "abandoned", Code: o.Code, Message: "answered while its goroutine ran on (js.Abandoned); " + o.Message}
+		}
 		o.Message = oneLine(o.Message, 500)
 		if !o.Pass() {
 			o.Cause = classify(sourceHints(classified{Path: id, Features: m.Features, Includes: m.Includes, Code: o.Code, Message: o.Message, Status: o.Status}, string(src)))
@@ -442,13 +457,28 @@ func (s *summary) markdown() string {
 	}
 	b.WriteString(" |\n")
 	for _, r := range s.rep.Runners {
-		for _, st := range []string{"timeout", "hang", "crash"} {
+		for _, st := range []string{"timeout", "hang", "abandoned", "crash"} {
 			if n := len(s.bad[r][st]); n > 0 {
 				fmt.Fprintf(&b, "\n%s: %d bare-passing tests end with %s: %s\n", runnerTitle(r), n, st, strings.Join(s.bad[r][st], ", "))
 			}
 		}
 	}
+	if s.rep.WorkersReplaced > 0 {
+		fmt.Fprintf(&b, "\nworkers: %d worker processes were replaced during runs (a run that ended inside a builtin, or on a process limit).\n", s.rep.WorkersReplaced)
+	}
 	return b.String()
+}
+
+// stillRunning reports whether an in-process run of this process that was
+// answered is still running 5 s later (js.Abandoned): a run stopped by its
+// limits stops at once.
+func stillRunning() bool {
+	for deadline := time.Now().Add(5 * time.Second); js.Abandoned() > 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			return true
+		}
+	}
+	return false
 }
 
 func runnerTitle(r string) string {

@@ -229,3 +229,19 @@ func TestRunBadFlags(t *testing.T) {
 		}
 	}
 }
+
+// A run answered while its goroutine ran on, and the workers replaced,
+// are reported under the table.
+func TestSummaryReportsAbandonedAndReplaced(t *testing.T) {
+	pass := &Outcome{Status: "pass"}
+	rep := &Report{Runners: []string{runnerInProcess, runnerWorker}, WorkersReplaced: 3, Tests: map[string]*TestResult{
+		"a.js": {Bare: pass, InProcess: &Outcome{Status: "abandoned", Cause: "other"}, Worker: &Outcome{Status: "timeout", Cause: "other"}},
+		"b.js": {Bare: pass, InProcess: pass, Worker: pass},
+	}}
+	md := summarize(rep).markdown()
+	for _, want := range []string{"in process: 1 bare-passing tests end with abandoned: a.js", "workers: 1 bare-passing tests end with timeout: a.js", "workers: 3 worker processes were replaced"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the summary lacks %q:\n%s", want, md)
+		}
+	}
+}
