@@ -780,14 +780,19 @@ func checkReplace(r *runner, n, matches int64, repl goja.String) {
 // {length: 1e9} included) and adds up their lengths before the builtin
 // joins them; the builtin then sees the coerced copy.
 func guardRaw(r *runner, c goja.FunctionCall) goja.FunctionCall {
-	tpl, ok := c.Argument(0).(*goja.Object)
-	if !ok {
+	// A primitive template or raw is made an object, as String.raw does:
+	// its length is then its prototype's, which the script may have set
+	// (Number.prototype.length = 2**53 - 1 made String.raw({raw: 5}) walk
+	// it natively). undefined and null are left to the builtin's TypeError.
+	if isNullish(c.Argument(0)) {
 		return c
 	}
-	raw, ok := tpl.Get("raw").(*goja.Object)
-	if !ok {
+	tpl := c.Argument(0).ToObject(r.vm)
+	rawV := tpl.Get("raw")
+	if isNullish(rawV) {
 		return c
 	}
+	raw := rawV.ToObject(r.vm)
 	n := toLength(raw.Get("length"))
 	if n > r.maxElems {
 		r.tooMany(n, "String.raw")
