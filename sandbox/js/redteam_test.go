@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dlclark/regexp2/v2"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -84,6 +85,96 @@ return [Array.prototype.reduce.call(Symbol(), (a, b) => a + (b === undefined ? 0
 
 func TestPrimitiveThisSameAsGoja(t *testing.T) {
 	for name, code := range primitiveThisScripts {
+		t.Run(name, func(t *testing.T) {
+			want := bareGoja(t, code)
+			res, _ := runCode(t, code, Options{Limits: Limits{Timeout: 10 * time.Second}})
+			if res.Err != nil {
+				t.Fatalf("sandbox: %v (bare goja: %s)", res.Err, want)
+			}
+			if diff := cmp.Diff(want, string(res.Value)); diff != "" {
+				t.Errorf("sandbox differs from goja (-goja +sandbox):\n%s", diff)
+			}
+		})
+	}
+}
+
+// RegExp.prototype's Symbol.replace, Symbol.match and Symbol.split call
+// this's exec (or the splitter's) in loops of goja's own and read what it
+// returns natively: an exec that is a native function (Object) returning a
+// fresh object forever, a result whose length is 2**40, or no exec at all
+// must end within the run's limits, as a catchable error or at the
+// timeout, and not go on in Go (or take the process down: the replace with
+// 2**40 captures was Go's fatal out-of-memory).
+func TestHostileRegexpExec(t *testing.T) {
+	const huge = "function hugeExec() { this.lastIndex = 1; return {length: 2 ** 40, 0: 'a', index: 0} }\n"
+	for name, c := range map[string]struct {
+		code string
+		want string // a value, or a code
+	}{
+		"replace exec Object":   {`return RegExp.prototype[Symbol.replace].call({flags: "g", exec: Object, lastIndex: 0}, "x", "y")`, string(CodeTimeout)},
+		"match exec Object":     {`return RegExp.prototype[Symbol.match].call({flags: "g", exec: Object, lastIndex: 0}, "x")`, string(CodeTimeout)},
+		"replace huge captures": {huge + `const re = /a/; re.exec = hugeExec; return "a".replace(re, "x")`, string(CodeTimeout)},
+		"replace huge captures function": {huge + `const re = /a/; re.exec = hugeExec;
+try { return "a".replace(re, () => "z") } catch (e) { return e.name }`, `"RangeError"`},
+		"split huge captures": {huge + `const re = /a/; re.constructor = {[Symbol.species]: function () { return {lastIndex: 0, exec: hugeExec} }};
+return re[Symbol.split]("ab").length`, string(CodeMemoryLimit)},
+		"replace no exec": {`try { return RegExp.prototype[Symbol.replace].call({flags: ""}, "x", "y") } catch (e) { return e.name }`, `"TypeError"`},
+		"match no exec":   {`try { return RegExp.prototype[Symbol.match].call({flags: ""}, "x") } catch (e) { return e.name }`, `"TypeError"`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if c.want == string(CodeTimeout) {
+				requireStopsAtTimeout(t, c.code)
+				return
+			}
+			res, _ := runCode(t, c.code, Options{Limits: Limits{Timeout: 10 * time.Second, MaxMemoryBytes: 1 << 20}})
+			got := string(res.Value)
+			if res.Err != nil {
+				got = string(res.Err.Code)
+			}
+			if got != c.want {
+				t.Errorf("got %s (err %v), want %s", got, res.Err, c.want)
+			}
+		})
+	}
+}
+
+// regexpExecScripts call RegExp.prototype's Symbol.replace and Symbol.match
+// with an exec of the script's: what the builtin reads of this and of the
+// results, in which order, and what the replacement is, the same in the
+// sandbox (which hands the builtin an execThis) as in bare goja.
+var regexpExecScripts = map[string]string{
+	"replace reads": `const log = [];
+function result(len, index) {
+  const o = {};
+  for (const k of ["length", "0", "index", "groups"]) Object.defineProperty(o, k, {get() { log.push(k); return k === "length" ? len : k === "0" ? "b" : k === "index" ? index : undefined }});
+  for (let i = 1; i < len; i++) Object.defineProperty(o, i, {get() { log.push("cap " + i); return {toString() { log.push("str " + i); return "c" + i } } }});
+  return o;
+}
+const rx = {
+  get flags() { log.push("flags"); return "g" },
+  get lastIndex() { log.push("get lastIndex"); return 0 },
+  set lastIndex(v) { log.push("set lastIndex " + v) },
+  n: 0,
+  exec(s) { log.push("exec " + (this === rx)); return this.n++ < 2 ? result(this.n === 1 ? 3 : 104, this.n) : null },
+};
+const out = RegExp.prototype[Symbol.replace].call(rx, "abcdef", "[$1|$2|$99|$03]");
+return [out, log]`,
+	"replace function": `const log = [];
+const rx = {flags: "", exec() { return {length: 3, 0: "b", 1: "x", 2: undefined, index: 1, groups: {g: 1}} }};
+return RegExp.prototype[Symbol.replace].call(rx, "abc", function (...args) { log.push(JSON.stringify(args), this === undefined); return "Z" }) + log`,
+	"match": `const log = [];
+const r1 = {flags: "", exec(s) { return {0: "q", tag: s} }};
+const r2 = {flags: "gu", lastIndex: 0, n: 0, exec() { log.push("lastIndex " + this.lastIndex); return this.n++ < 3 ? {0: ""} : null }};
+const m1 = RegExp.prototype[Symbol.match].call(r1, "s");
+return [m1.tag, m1[0], RegExp.prototype[Symbol.match].call(r2, "abc"), r2.lastIndex, log]`,
+	"split limits": `const r = /-/;
+return [r[Symbol.split]("a-b-c"), r[Symbol.split]("a-b-c", 2), r[Symbol.split]("a-b-c", -1), r[Symbol.split]("a-b-c", {valueOf() { return 1 }}),
+  r[Symbol.split]("a-b-c", {valueOf() { return 2 ** 32 + 1 }}), r[Symbol.split]("a-b-c", 0), "a-b".split(/-/), "".split(/x/), "a1b2c".split(/(\d)/, 4)]`,
+}
+
+func TestRegexpExecSameAsGoja(t *testing.T) {
+	t.Cleanup(regexp2.StopTimeoutClock) // some scripts match through regexp2, whose clock lingers (goleak)
+	for name, code := range regexpExecScripts {
 		t.Run(name, func(t *testing.T) {
 			want := bareGoja(t, code)
 			res, _ := runCode(t, code, Options{Limits: Limits{Timeout: 10 * time.Second}})
