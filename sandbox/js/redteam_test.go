@@ -167,6 +167,15 @@ const r1 = {flags: "", exec(s) { return {0: "q", tag: s} }};
 const r2 = {flags: "gu", lastIndex: 0, n: 0, exec() { log.push("lastIndex " + this.lastIndex); return this.n++ < 3 ? {0: ""} : null }};
 const m1 = RegExp.prototype[Symbol.match].call(r1, "s");
 return [m1.tag, m1[0], RegExp.prototype[Symbol.match].call(r2, "abc"), r2.lastIndex, log]`,
+	"edge results": `const r = (f) => { try { return f() } catch (e) { return e.name + ": " + e.message } };
+const mk = (res, flags = "") => ({flags, exec() { return res }});
+const re = /a/g; Object.defineProperty(re, "lastIndex", {writable: false, value: 0});
+return [r(() => RegExp.prototype[Symbol.replace].call(mk(5), "abc", "x")),
+  r(() => RegExp.prototype[Symbol.replace].call(mk({0: "b", index: 1, length: 1, groups: 7}), "abc", "$<x>")),
+  r(() => RegExp.prototype[Symbol.replace].call(mk({0: "b", index: Infinity, length: -5}), "abc", "x")),
+  r(() => RegExp.prototype[Symbol.replace].call(mk({0: "b", index: -3, length: 3, 1: "q"}), "abc", "$1$2")),
+  r(() => RegExp.prototype[Symbol.match].call(mk(undefined), "abc")), r(() => RegExp.prototype[Symbol.match].call(mk(null, "g"), "abc")),
+  r(() => "aa".replace(re, "b")), r(() => "aa".match(re)), r(() => RegExp.prototype[Symbol.replace].call(mk({0: "b", index: 1, length: 2, groups: {x: 1}}), "abc", (...a) => a.length))]`,
 	"split limits": `const r = /-/;
 return [r[Symbol.split]("a-b-c"), r[Symbol.split]("a-b-c", 2), r[Symbol.split]("a-b-c", -1), r[Symbol.split]("a-b-c", {valueOf() { return 1 }}),
   r[Symbol.split]("a-b-c", {valueOf() { return 2 ** 32 + 1 }}), r[Symbol.split]("a-b-c", 0), "a-b".split(/-/), "".split(/x/), "a1b2c".split(/(\d)/, 4)]`,
