@@ -90,6 +90,13 @@ func arrayLikeReplacements() map[string]func(r *runner, c goja.FunctionCall) goj
 		"Array.from": func(r *runner, c goja.FunctionCall) goja.Value {
 			return r.callArrayLike("from", c)
 		},
+		// Object.fromEntries too: goja's reads an entry's "0" as nil when
+		// it has none and dereferenced it (Object.fromEntries([{}]) ended
+		// the run as an engine failure), and walks the iterable natively,
+		// as Array.from did.
+		"Object.fromEntries": func(r *runner, c goja.FunctionCall) goja.Value {
+			return r.callArrayLike("fromEntries", c)
+		},
 		"Array.prototype.concat": func(r *runner, c goja.FunctionCall) goja.Value {
 			if !r.divertConcat(c) {
 				return nil
@@ -182,7 +189,7 @@ func (r *runner) divertConcat(c goja.FunctionCall) bool {
 // methods' first step does (arraylike.js's are strict: this stays as it is
 // given), except for Array.from, whose this is a constructor.
 func (r *runner) callArrayLike(name string, c goja.FunctionCall) goja.Value {
-	if _, ok := c.This.(*goja.Object); !ok && name != "from" {
+	if _, ok := c.This.(*goja.Object); !ok && name != "from" && name != "fromEntries" {
 		if isNullish(c.This) { // concat's, when an argument diverted it
 			panic(r.vm.NewTypeError("Cannot convert undefined or null to object"))
 		}
@@ -264,6 +271,26 @@ func (r *runner) arrayLikeHost() *goja.Object {
 	// one a result: the Array it already is, given Array.prototype and its
 	// length.
 	var arrayProto *goja.Object
+	// defineOwn(o, t, v) is CreateDataPropertyOrThrow(o, key, v) for the
+	// key of t, an object literal {[k]: v}: the literal made
+	// ToPropertyKey(k), a string or a symbol, as the language does. goja's
+	// literal makes no property of the key "__proto__" (it sets the
+	// prototype): a t without one stands for that key.
+	set("defineOwn", func(c goja.FunctionCall) goja.Value {
+		o, t, v := c.Argument(0).(*goja.Object), c.Argument(1).(*goja.Object), c.Argument(2)
+		var err error
+		if keys := t.Keys(); len(keys) == 1 {
+			err = o.DefineDataProperty(keys[0], v, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE)
+		} else if syms := t.Symbols(); len(syms) == 1 {
+			err = o.DefineDataPropertySymbol(syms[0], v, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE)
+		} else {
+			err = o.DefineDataProperty("__proto__", v, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE)
+		}
+		if err != nil {
+			panic(err)
+		}
+		return goja.Undefined()
+	})
 	set("list", func(goja.FunctionCall) goja.Value {
 		a := vm.NewArray()
 		if arrayProto == nil {

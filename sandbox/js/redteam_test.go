@@ -196,3 +196,58 @@ func TestRegexpExecSameAsGoja(t *testing.T) {
 		})
 	}
 }
+
+// Object.fromEntries runs arraylike.js: goja's dereferenced the nil it
+// reads for an entry without "0" (Object.fromEntries([{}]) ended the run
+// as an engine failure) and walked an iterator whose next is Object (with
+// Object.prototype.value an object, every entry is one) natively, after the
+// run's timeout.
+func TestHostileObjectFromEntries(t *testing.T) {
+	t.Run("entry without fields", func(t *testing.T) {
+		res, _ := runCode(t, `const o = Object.fromEntries([{}, {0: "a"}]); return [Object.keys(o), "undefined" in o, o.a === undefined]`, Options{})
+		if res.Err != nil {
+			t.Fatal(res.Err)
+		}
+		if got, want := string(res.Value), `[["undefined","a"],true,true]`; got != want {
+			t.Errorf("got %s, want %s", got, want)
+		}
+	})
+	t.Run("native next", func(t *testing.T) {
+		requireStopsAtTimeout(t, `Object.prototype.value = {};
+return Object.keys(Object.fromEntries({[Symbol.iterator]() { return {next: Object} }})).length`)
+	})
+}
+
+// fromEntriesScripts are the same in the sandbox as in bare goja: keys of
+// every kind, the order of the reads, the iterator closed after a throw.
+var fromEntriesScripts = map[string]string{
+	"keys": `const s = Symbol("s");
+const o = Object.fromEntries([["a", 1], [s, 2], ["__proto__", 3], [{toString() { return "t" }}, 4], [1.5, 5], [{[Symbol.toPrimitive]() { return s }}, 6]]);
+return [Object.getOwnPropertyNames(o), o[s], Object.getPrototypeOf(o) === Object.prototype, o.t, o["1.5"], Object.fromEntries(new Map([["m", 1]])), Object.fromEntries("")]`,
+	"order": `const log = [];
+const entry = (i) => ({get 0() { log.push("0 of " + i); return {toString() { log.push("key " + i); return "k" + i } } }, get 1() { log.push("1 of " + i); return i }});
+const it = {[Symbol.iterator]() { log.push("iterator"); let i = 0; return {get next() { log.push("get next"); return () => (log.push("next"), i < 2 ? {value: entry(i++), done: false} : {done: true}) }} }};
+return [Object.fromEntries(it), log]`,
+	"throws": `const r = (f) => { try { return f() } catch (e) { return e.name } };
+let closed = 0;
+const it = (v) => ({[Symbol.iterator]() { return {next() { return {value: v} }, return() { closed++; return {} }} }});
+const bad = {get 0() { throw new RangeError("x") }};
+return [r(() => Object.fromEntries()), r(() => Object.fromEntries(null)), r(() => Object.fromEntries(5)), r(() => Object.fromEntries(it(5))), closed,
+  r(() => Object.fromEntries(it(bad))), closed, r(() => Object.fromEntries({[Symbol.iterator]() { return {next() { return 1 }} }})), closed,
+  r(() => Object.fromEntries.call(undefined, [["x", 1]]).x)]`,
+}
+
+func TestObjectFromEntriesSameAsGoja(t *testing.T) {
+	for name, code := range fromEntriesScripts {
+		t.Run(name, func(t *testing.T) {
+			want := bareGoja(t, code)
+			res, _ := runCode(t, code, Options{Limits: Limits{Timeout: 10 * time.Second}})
+			if res.Err != nil {
+				t.Fatalf("sandbox: %v (bare goja: %s)", res.Err, want)
+			}
+			if diff := cmp.Diff(want, string(res.Value)); diff != "" {
+				t.Errorf("sandbox differs from goja (-goja +sandbox):\n%s", diff)
+			}
+		})
+	}
+}
