@@ -276,3 +276,25 @@ Promise.all.call(C, {[Symbol.iterator]() { return {next: Object} }}); return 1`,
 		t.Run(name, func(t *testing.T) { requireStopsAtTimeout(t, code) })
 	}
 }
+
+// Recursion through the paths that run the script's code inside a builtin
+// (arraylike.js, the exec forwarder, a prototype's length getter on a
+// primitive this) ends at the call-depth limit, as any recursion does, not
+// with Go's stack overflow (fatal) or an engine failure.
+func TestHostileRecursionThroughBuiltins(t *testing.T) {
+	for name, code := range map[string]string{
+		"flat of itself":         `const a = [0]; a[0] = a; return Array.prototype.flat.call({length: 1, 0: a}, Infinity).length`,
+		"exec replaces again":    `const re = /a/; re.exec = function () { return "a".replace(re, "y") && null }; return "a".replace(re, "x")`,
+		"fromEntries in next":    `const it = {[Symbol.iterator]() { return {next() { return {value: [Object.fromEntries(it), 1]} }} }}; return Object.fromEntries(it)`,
+		"primitive length":       `Object.defineProperty(Number.prototype, "length", {get() { return Array.prototype.indexOf.call(5, 1) + 2 }}); return Array.prototype.indexOf.call(5, 1)`,
+		"splitter splits again":  `const re = /a/; re.constructor = {[Symbol.species]: function () { return {lastIndex: 0, exec() { return re[Symbol.split]("ab") }} }}; return re[Symbol.split]("ab").length`,
+		"capture replaces again": `const re = /a/; re.exec = () => ({length: 200, 0: "a", index: 0, get 150() { return "a".replace(re, "q") }}); return "a".replace(re, "x")`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			res, _ := runCode(t, "try { return (() => {"+code+"})() } catch (e) { return 'caught ' + e.name }", Options{Limits: Limits{Timeout: 10 * time.Second}})
+			if res.Err == nil || res.Err.Code != CodeLimitExceeded {
+				t.Errorf("err = %v (value %s), want %s", res.Err, res.Value, CodeLimitExceeded)
+			}
+		})
+	}
+}
