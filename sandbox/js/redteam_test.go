@@ -106,6 +106,7 @@ func TestPrimitiveThisSameAsGoja(t *testing.T) {
 // timeout, and not go on in Go (or take the process down: the replace with
 // 2**40 captures was Go's fatal out-of-memory).
 func TestHostileRegexpExec(t *testing.T) {
+	t.Cleanup(regexp2.StopTimeoutClock)
 	const huge = "function hugeExec() { this.lastIndex = 1; return {length: 2 ** 40, 0: 'a', index: 0} }\n"
 	for name, c := range map[string]struct {
 		code string
@@ -282,6 +283,7 @@ Promise.all.call(C, {[Symbol.iterator]() { return {next: Object} }}); return 1`,
 // primitive this) ends at the call-depth limit, as any recursion does, not
 // with Go's stack overflow (fatal) or an engine failure.
 func TestHostileRecursionThroughBuiltins(t *testing.T) {
+	t.Cleanup(regexp2.StopTimeoutClock)
 	for name, code := range map[string]string{
 		"flat of itself":         `const a = [0]; a[0] = a; return Array.prototype.flat.call({length: 1, 0: a}, Infinity).length`,
 		"exec replaces again":    `const re = /a/; re.exec = function () { return "a".replace(re, "y") && null }; return "a".replace(re, "x")`,
@@ -315,5 +317,24 @@ func TestMapNativeAdderMissingFields(t *testing.T) {
 				t.Errorf("err = %v, want the run to answer", res.Err)
 			}
 		})
+	}
+}
+
+// JavaScript functions of every kind are handed to the builtins as they
+// are (stopsByItself), so a native loop that calls a tiny one many times
+// must still stop at the timeout: the interrupt is checked when the
+// function runs. A generator function runs nothing of its body when called
+// but still enters the engine, which checks.
+func TestHostileTinyJavaScriptCallbacks(t *testing.T) {
+	t.Cleanup(regexp2.StopTimeoutClock) // replace goes through regexp2, whose clock lingers (goleak)
+	for name, code := range map[string]string{
+		"sort arrow":          `const a = new Array(1e6).fill(0).map((_, i) => -i); a.sort((x, y) => x - y); return a[0]`,
+		"sort generator":      `const a = new Array(1e6).fill(0).map((_, i) => -i); a.sort(function* () {}); return a[0]`,
+		"replace generator":   `const s = "a".repeat(1e6); for (;;) s.replace(/a/g, function* () {})`,
+		"replace async arrow": `const s = "a".repeat(1e6); for (;;) s.replace(/a/g, async () => "")`,
+		"getters generator":   `const o = {}; const g = function* () {}; for (let i = 0; i < 1e5; i++) Object.defineProperty(o, "k" + i, {get: g, enumerable: true}); for (;;) Object.values(o)`,
+		"setters method":      `const t = {}; for (let i = 0; i < 1e5; i++) Object.defineProperty(t, "k" + i, {set: ({m() {}}).m}); const s = {}; for (let i = 0; i < 1e5; i++) s["k" + i] = i; for (;;) Object.assign(t, s)`,
+	} {
+		t.Run(name, func(t *testing.T) { requireStopsAtTimeout(t, code) })
 	}
 }
