@@ -90,6 +90,13 @@ func arrayLikeReplacements() map[string]func(r *runner, c goja.FunctionCall) goj
 		"Array.from": func(r *runner, c goja.FunctionCall) goja.Value {
 			return r.callArrayLike("from", c)
 		},
+		// Object.fromEntries too: goja's reads an entry's "0" as nil when
+		// it has none and dereferenced it (Object.fromEntries([{}]) ended
+		// the run as an engine failure), and walks the iterable natively,
+		// as Array.from did.
+		"Object.fromEntries": func(r *runner, c goja.FunctionCall) goja.Value {
+			return r.callArrayLike("fromEntries", c)
+		},
 		"Array.prototype.concat": func(r *runner, c goja.FunctionCall) goja.Value {
 			if !r.divertConcat(c) {
 				return nil
@@ -123,23 +130,39 @@ func arrayLikeReplacements() map[string]func(r *runner, c goja.FunctionCall) goj
 // divertsThis reports whether an array method called on this goes to
 // arraylike.js: this is an object but not an Array, or an Array over the
 // size limit (an Array's length is its own data property: reading it runs
-// nothing). Primitives stay native: goja makes them objects whose length
-// is their own size.
+// nothing), or a primitive other than a string. A string stays native:
+// goja makes it an object whose length is its own size. A number, boolean
+// or symbol has no length of its own: the builtin reads the one its
+// prototype has, which the script may have made 2**53 - 1
+// (Object.defineProperty(Number.prototype, "length", {value: 2 ** 53 - 1});
+// [].includes.call(5, 1) walked it natively and its run was abandoned).
+// undefined and null stay native: the builtin throws its TypeError.
 func (r *runner) divertsThis(this goja.Value) bool {
 	o, ok := this.(*goja.Object)
 	if !ok {
-		return false
+		return !goja.IsString(this) && !isNullish(this)
 	}
 	return o.ClassName() != "Array" || toLength(o.Get("length")) > r.maxElems
+}
+
+// isNullish reports whether v is undefined (or absent) or null.
+func isNullish(v goja.Value) bool {
+	return v == nil || goja.IsUndefined(v) || goja.IsNull(v)
 }
 
 // divertConcat reports whether concat goes to arraylike.js: unless this and
 // every argument are primitives or Arrays whose lengths add up to the size
 // limit at most (each counted as at least one element: a non-spreadable
-// Array is one). Reading an Array's length runs nothing, and nothing else
-// is read here: concat reads each item's Symbol.isConcatSpreadable once,
-// itself.
+// Array is one), and this is not a primitive either (concat makes this an
+// object, whose Symbol.isConcatSpreadable and length are its prototype's,
+// which the script may have set: Number.prototype's made
+// [].concat.call(5) walk 2**53 - 1 natively). Reading an Array's length
+// runs nothing, and nothing else is read here: concat reads each item's
+// Symbol.isConcatSpreadable once, itself.
 func (r *runner) divertConcat(c goja.FunctionCall) bool {
+	if _, ok := c.This.(*goja.Object); !ok && !isNullish(c.This) {
+		return true
+	}
 	var total int64
 	for i := -1; i < len(c.Arguments); i++ {
 		v := c.This
@@ -162,8 +185,16 @@ func (r *runner) divertConcat(c goja.FunctionCall) bool {
 }
 
 // callArrayLike calls the method name of arraylike.js with the call's this
-// and arguments.
+// and arguments; a primitive this made an object first, as the array
+// methods' first step does (arraylike.js's are strict: this stays as it is
+// given), except for Array.from, whose this is a constructor.
 func (r *runner) callArrayLike(name string, c goja.FunctionCall) goja.Value {
+	if _, ok := c.This.(*goja.Object); !ok && name != "from" && name != "fromEntries" {
+		if isNullish(c.This) { // concat's, when an argument diverted it
+			panic(r.vm.NewTypeError("Cannot convert undefined or null to object"))
+		}
+		c.This = c.This.ToObject(r.vm)
+	}
 	f, ok := goja.AssertFunction(r.arrayLikeMethods().Get(name))
 	if !ok {
 		panic(r.vm.NewGoError(fmt.Errorf("arraylike.js has no method %q", name)))
@@ -240,6 +271,26 @@ func (r *runner) arrayLikeHost() *goja.Object {
 	// one a result: the Array it already is, given Array.prototype and its
 	// length.
 	var arrayProto *goja.Object
+	// defineOwn(o, t, v) is CreateDataPropertyOrThrow(o, key, v) for the
+	// key of t, an object literal {[k]: v}: the literal made
+	// ToPropertyKey(k), a string or a symbol, as the language does. goja's
+	// literal makes no property of the key "__proto__" (it sets the
+	// prototype): a t without one stands for that key.
+	set("defineOwn", func(c goja.FunctionCall) goja.Value {
+		o, t, v := c.Argument(0).(*goja.Object), c.Argument(1).(*goja.Object), c.Argument(2)
+		var err error
+		if keys := t.Keys(); len(keys) == 1 {
+			err = o.DefineDataProperty(keys[0], v, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE)
+		} else if syms := t.Symbols(); len(syms) == 1 {
+			err = o.DefineDataPropertySymbol(syms[0], v, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE)
+		} else {
+			err = o.DefineDataProperty("__proto__", v, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE)
+		}
+		if err != nil {
+			panic(err)
+		}
+		return goja.Undefined()
+	})
 	set("list", func(goja.FunctionCall) goja.Value {
 		a := vm.NewArray()
 		if arrayProto == nil {

@@ -736,6 +736,35 @@
       A.length = len;
       return A;
     },
+
+    // Object.fromEntries (see arraylike.go): the iterable one step at a
+    // time; an entry's "0" and "1" read as the language reads them (what
+    // an entry lacks is undefined).
+    fromEntries(iterable) {
+      if (iterable === undefined || iterable === null) typeError("Object.fromEntries called on null or undefined");
+      const obj = {};
+      const method = iterable[symIterator];
+      if (method === undefined || method === null) typeError("the value is not iterable");
+      needCallable(method);
+      const iterator = call(method, iterable);
+      if (!isObject(iterator)) typeError("the result of Symbol.iterator is not an object");
+      const next = iterator.next;
+      for (;;) {
+        const result = call(next, iterator);
+        if (!isObject(result)) typeError(`iterator result ${typeof result} is not an object`);
+        if (result.done) return obj;
+        const entry = result.value;
+        try {
+          if (!isObject(entry)) typeError("an entry of Object.fromEntries is not an object");
+          const k = entry[0];
+          const v = entry[1];
+          h.defineOwn(obj, { [k]: v }, v);
+        } catch (e) {
+          closeAfterThrow(iterator);
+          throw e;
+        }
+      }
+    },
   };
   return methods;
 })

@@ -155,6 +155,7 @@ var builtinGuards = func() map[string]argGuard {
 	for _, k := range []string{"RegExp.prototype[Symbol.split]", "RegExp.prototype[Symbol.match]", "RegExp.prototype[Symbol.matchAll]"} {
 		m[k] = guardRegexpString
 	}
+	m["RegExp.prototype[Symbol.match]"] = both(guardRegexpString, guardRegexpExec)
 	m["RegExp.prototype[Symbol.split]"] = both(guardRegexpString, guardSplitLimit)
 	m["Array.prototype.sort"] = guardSort
 	m["Array.prototype.toSorted"] = guardSort
@@ -251,31 +252,50 @@ func guardThisString(r *runner, c goja.FunctionCall) goja.FunctionCall {
 	return c
 }
 
-// guardSplitLimit converts a number limit of RegExp.prototype[Symbol.split]
+// guardSplitLimit converts the limit of RegExp.prototype[Symbol.split]
 // with ToUint32, as the language does: the wrapped exec sends goja down its
 // general path, which converts it with ToLength instead, so /./[Symbol.split]
-// ("abc", -23) gave no elements instead of 4. A primitive's conversion is
-// not observable; an object's (its valueOf) is left to the builtin, which
-// makes it in the language's order.
+// ("abc", -23) gave no elements instead of 4. And it hands the builtin at
+// most one element more than the size limit: the general path appends a
+// result's captures one by one up to the limit, natively, reading the
+// result's length as it is (an exec returning {length: 2 ** 40} appended
+// on in Go after the run's timeout, until the process ran out of memory);
+// a result that reaches the limit ends the run (checkResult), as one that
+// size always did. A primitive's conversion is made here (it is not
+// observable); an object's is made when the builtin converts it, in the
+// language's order, by a valueOf of an object without a prototype.
 func guardSplitLimit(r *runner, c goja.FunctionCall) goja.FunctionCall {
-	if len(c.Arguments) < 2 {
-		return c
-	}
-	lim := c.Arguments[1]
-	if _, isObject := lim.(*goja.Object); isObject || goja.IsUndefined(lim) {
-		return c
-	}
-	if _, isSymbol := lim.(*goja.Symbol); isSymbol {
-		return c // the builtin throws its TypeError
-	}
-	f := lim.ToFloat()
-	var u uint32
-	if !math.IsNaN(f) && !math.IsInf(f, 0) {
-		u = uint32(int64(math.Mod(math.Trunc(f), 1<<32)))
-	}
+	most := r.maxElems + 1
 	c.Arguments = append([]goja.Value(nil), c.Arguments...)
-	c.Arguments[1] = r.vm.ToValue(u)
+	for len(c.Arguments) < 2 {
+		c.Arguments = append(c.Arguments, goja.Undefined())
+	}
+	switch lim := c.Arguments[1].(type) {
+	case *goja.Symbol:
+		return c // the builtin throws its TypeError
+	case *goja.Object:
+		o := r.vm.CreateObject(nil)
+		_ = o.Set("valueOf", func(goja.FunctionCall) goja.Value {
+			return r.vm.ToValue(min(int64(toUint32(lim.ToNumber())), most))
+		})
+		c.Arguments[1] = o
+	default:
+		if goja.IsUndefined(lim) {
+			c.Arguments[1] = r.vm.ToValue(most)
+		} else {
+			c.Arguments[1] = r.vm.ToValue(min(int64(toUint32(lim)), most))
+		}
+	}
 	return c
+}
+
+// toUint32 is ECMAScript's ToUint32 of a number (or a primitive).
+func toUint32(v goja.Value) uint32 {
+	f := v.ToFloat()
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0
+	}
+	return uint32(int64(math.Mod(math.Trunc(f), 1<<32)))
 }
 
 // guardSplit is guardThisString for split, unless the separator is an
@@ -760,7 +780,11 @@ func guardRegexpReplace(r *runner, c goja.FunctionCall) goja.FunctionCall {
 	}
 	s, repl := r.str(c.Argument(0)), c.Argument(1)
 	c.Arguments = append([]goja.Value{s}, c.Arguments[min(1, len(c.Arguments)):]...)
-	if _, isFunc := goja.AssertFunction(repl); isFunc {
+	_, isFunc := goja.AssertFunction(repl)
+	if rx, ok := c.This.(*goja.Object); ok {
+		c.This = r.execThisFor(rx, true, isFunc) // see execThis
+	}
+	if isFunc {
 		return c
 	}
 	rs := r.str(repl)
@@ -780,14 +804,19 @@ func checkReplace(r *runner, n, matches int64, repl goja.String) {
 // {length: 1e9} included) and adds up their lengths before the builtin
 // joins them; the builtin then sees the coerced copy.
 func guardRaw(r *runner, c goja.FunctionCall) goja.FunctionCall {
-	tpl, ok := c.Argument(0).(*goja.Object)
-	if !ok {
+	// A primitive template or raw is made an object, as String.raw does:
+	// its length is then its prototype's, which the script may have set
+	// (Number.prototype.length = 2**53 - 1 made String.raw({raw: 5}) walk
+	// it natively). undefined and null are left to the builtin's TypeError.
+	if isNullish(c.Argument(0)) {
 		return c
 	}
-	raw, ok := tpl.Get("raw").(*goja.Object)
-	if !ok {
+	tpl := c.Argument(0).ToObject(r.vm)
+	rawV := tpl.Get("raw")
+	if isNullish(rawV) {
 		return c
 	}
+	raw := rawV.ToObject(r.vm)
 	n := toLength(raw.Get("length"))
 	if n > r.maxElems {
 		r.tooMany(n, "String.raw")
