@@ -758,7 +758,10 @@
           if (!isObject(entry)) typeError("an entry of Object.fromEntries is not an object");
           const k = entry[0];
           const v = entry[1];
-          h.defineOwn(obj, { [k]: v }, v);
+          // Without a prototype: goja's literal sets a computed key, and
+          // a setter on Object.prototype would see it (test262
+          // uses-define-semantics).
+          h.defineOwn(obj, { __proto__: null, [k]: v }, v);
         } catch (e) {
           closeAfterThrow(iterator);
           throw e;

@@ -222,6 +222,8 @@ return Object.keys(Object.fromEntries({[Symbol.iterator]() { return {next: Objec
 // fromEntriesScripts are the same in the sandbox as in bare goja: keys of
 // every kind, the order of the reads, the iterator closed after a throw.
 var fromEntriesScripts = map[string]string{
+	"define, not set": `Object.defineProperty(Object.prototype, "p", {get() { throw new Error("getter") }, set() { throw new Error("setter") }, configurable: true});
+try { const o = Object.fromEntries([["p", 1], ["__proto__", 2]]); const d = Object.getOwnPropertyDescriptor(o, "p"); return [Object.keys(o), d.value, d.writable, d.enumerable, d.configurable] } finally { delete Object.prototype.p }`,
 	"keys": `const s = Symbol("s");
 const o = Object.fromEntries([["a", 1], [s, 2], ["__proto__", 3], [{toString() { return "t" }}, 4], [1.5, 5], [{[Symbol.toPrimitive]() { return s }}, 6]]);
 return [Object.getOwnPropertyNames(o), o[s], Object.getPrototypeOf(o) === Object.prototype, o.t, o["1.5"], Object.fromEntries(new Map([["m", 1]])), Object.fromEntries("")]`,
