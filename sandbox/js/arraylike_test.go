@@ -153,18 +153,7 @@ var overLimitScripts = map[string]string{
 // bare goja runtime: the values (reads and writes logged in order included)
 // must be the same.
 func TestArrayLikesSameAsGoja(t *testing.T) {
-	for name, code := range arrayLikeScripts {
-		t.Run(name, func(t *testing.T) {
-			want := bareGoja(t, arrayLikeHelpers+code)
-			res, _ := runCode(t, arrayLikeHelpers+code, Options{Limits: Limits{Timeout: 10 * time.Second}})
-			if res.Err != nil {
-				t.Fatalf("sandbox: %v (bare goja: %s)", res.Err, want)
-			}
-			if diff := cmp.Diff(want, string(res.Value)); diff != "" {
-				t.Errorf("sandbox differs from goja (-goja +sandbox):\n%s", diff)
-			}
-		})
-	}
+	requireHardenedSameAsGoja(t, arrayLikeHelpers, arrayLikeScripts, Limits{})
 }
 
 // TestOverLimitArraysSameAsGoja runs overLimitScripts, as
@@ -173,10 +162,22 @@ func TestOverLimitArraysSameAsGoja(t *testing.T) {
 	if maxElemsFor(1<<20) != 16384 {
 		t.Fatalf("the size guard of 1 MiB is %d elements", maxElemsFor(1<<20))
 	}
-	for name, code := range overLimitScripts {
+	requireHardenedSameAsGoja(t, arrayLikeHelpers, overLimitScripts, Limits{MaxMemoryBytes: 1 << 20})
+}
+
+// requireHardenedSameAsGoja runs each script (prefix + script) in a bare
+// goja runtime and in a hardened run with lim (a 10 s timeout when lim has
+// none): the values, reads and writes logged in order included, must be
+// the same.
+func requireHardenedSameAsGoja(t *testing.T, prefix string, scripts map[string]string, lim Limits) {
+	t.Helper()
+	if lim.Timeout == 0 {
+		lim.Timeout = 10 * time.Second
+	}
+	for name, code := range scripts {
 		t.Run(name, func(t *testing.T) {
-			want := bareGoja(t, arrayLikeHelpers+code)
-			res, _ := runCode(t, arrayLikeHelpers+code, Options{Limits: Limits{Timeout: 10 * time.Second, MaxMemoryBytes: 1 << 20}})
+			want := bareGoja(t, prefix+code)
+			res, _ := runCode(t, prefix+code, Options{Limits: lim})
 			if res.Err != nil {
 				t.Fatalf("sandbox: %v (bare goja: %s)", res.Err, want)
 			}

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/dlclark/regexp2/v2"
-	"github.com/google/go-cmp/cmp"
 )
 
 // Attacks on the array-like paths through primitives: a number, boolean or
@@ -84,18 +83,7 @@ return [Array.prototype.reduce.call(Symbol(), (a, b) => a + (b === undefined ? 0
 }
 
 func TestPrimitiveThisSameAsGoja(t *testing.T) {
-	for name, code := range primitiveThisScripts {
-		t.Run(name, func(t *testing.T) {
-			want := bareGoja(t, code)
-			res, _ := runCode(t, code, Options{Limits: Limits{Timeout: 10 * time.Second}})
-			if res.Err != nil {
-				t.Fatalf("sandbox: %v (bare goja: %s)", res.Err, want)
-			}
-			if diff := cmp.Diff(want, string(res.Value)); diff != "" {
-				t.Errorf("sandbox differs from goja (-goja +sandbox):\n%s", diff)
-			}
-		})
-	}
+	requireHardenedSameAsGoja(t, "", primitiveThisScripts, Limits{})
 }
 
 // RegExp.prototype's Symbol.replace, Symbol.match and Symbol.split call
@@ -184,18 +172,7 @@ return [r[Symbol.split]("a-b-c"), r[Symbol.split]("a-b-c", 2), r[Symbol.split]("
 
 func TestRegexpExecSameAsGoja(t *testing.T) {
 	t.Cleanup(regexp2.StopTimeoutClock) // some scripts match through regexp2, whose clock lingers (goleak)
-	for name, code := range regexpExecScripts {
-		t.Run(name, func(t *testing.T) {
-			want := bareGoja(t, code)
-			res, _ := runCode(t, code, Options{Limits: Limits{Timeout: 10 * time.Second}})
-			if res.Err != nil {
-				t.Fatalf("sandbox: %v (bare goja: %s)", res.Err, want)
-			}
-			if diff := cmp.Diff(want, string(res.Value)); diff != "" {
-				t.Errorf("sandbox differs from goja (-goja +sandbox):\n%s", diff)
-			}
-		})
-	}
+	requireHardenedSameAsGoja(t, "", regexpExecScripts, Limits{})
 }
 
 // Object.fromEntries runs arraylike.js: goja's dereferenced the nil it
@@ -241,18 +218,7 @@ return [r(() => Object.fromEntries()), r(() => Object.fromEntries(null)), r(() =
 }
 
 func TestObjectFromEntriesSameAsGoja(t *testing.T) {
-	for name, code := range fromEntriesScripts {
-		t.Run(name, func(t *testing.T) {
-			want := bareGoja(t, code)
-			res, _ := runCode(t, code, Options{Limits: Limits{Timeout: 10 * time.Second}})
-			if res.Err != nil {
-				t.Fatalf("sandbox: %v (bare goja: %s)", res.Err, want)
-			}
-			if diff := cmp.Diff(want, string(res.Value)); diff != "" {
-				t.Errorf("sandbox differs from goja (-goja +sandbox):\n%s", diff)
-			}
-		})
-	}
+	requireHardenedSameAsGoja(t, "", fromEntriesScripts, Limits{})
 }
 
 // The loops of goja over an iterable that call, per step, the iterator's
