@@ -188,6 +188,25 @@ func requireHardenedSameAsGoja(t *testing.T, prefix string, scripts map[string]s
 	}
 }
 
+// requireEndsWith runs code (a 10 s timeout) and fails unless it ends with
+// want ("" for success); a want of timeout also requires that the run
+// stops at its timeout, not abandoned (requireStopsAtTimeout).
+func requireEndsWith(t *testing.T, code string, want Code) {
+	t.Helper()
+	if want == CodeTimeout {
+		requireStopsAtTimeout(t, code)
+		return
+	}
+	res, _ := runCode(t, code, Options{Limits: Limits{Timeout: 10 * time.Second}})
+	var got Code
+	if res.Err != nil {
+		got = res.Err.Code
+	}
+	if got != want {
+		t.Errorf("err = %v (value %s), want %q", res.Err, res.Value, want)
+	}
+}
+
 // bareGoja runs code as the body of a strict function in a fresh goja
 // runtime and returns its result as JSON.
 func bareGoja(t *testing.T, code string) string {
@@ -242,19 +261,7 @@ func TestHostileHugeArrayLikes(t *testing.T) {
 			continue
 		}
 		t.Run(name, func(t *testing.T) {
-			code := "try { " + expr + ".call({length: 2 ** 40}, () => 0) } catch (e) { return 'caught ' + e.name }\nreturn 'done'"
-			if want == CodeTimeout {
-				requireStopsAtTimeout(t, code)
-				return
-			}
-			res, _ := runCode(t, code, Options{Limits: Limits{Timeout: 10 * time.Second}})
-			var got Code
-			if res.Err != nil {
-				got = res.Err.Code
-			}
-			if got != want {
-				t.Errorf("err = %v (value %s), want %q", res.Err, res.Value, want)
-			}
+			requireEndsWith(t, "try { "+expr+".call({length: 2 ** 40}, () => 0) } catch (e) { return 'caught ' + e.name }\nreturn 'done'", want)
 		})
 	}
 }

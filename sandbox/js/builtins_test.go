@@ -187,13 +187,20 @@ func TestBuiltinRecursionEndsRun(t *testing.T) {
 		"toJSON of Date":    "const o = {}; o.toISOString = Date.prototype.toJSON; return o.toISOString()",
 		"valueOf via apply": "const o = {}; o.valueOf = function () { return Reflect.apply(Math.max, null, [o]) }; return +o",
 	} {
-		t.Run(name, func(t *testing.T) {
-			res, _ := runCode(t, code, Options{})
-			if res.Err == nil || res.Err.Code != CodeLimitExceeded {
-				t.Errorf("err = %v (value %.80s), want %s", res.Err, res.Value, CodeLimitExceeded)
-			}
-		})
+		requireLimitExceeded(t, name, code)
 	}
+}
+
+// requireLimitExceeded runs code as a subtest and fails unless the run
+// ends with limit_exceeded.
+func requireLimitExceeded(t *testing.T, name, code string) {
+	t.Helper()
+	t.Run(name, func(t *testing.T) {
+		res, _ := runCode(t, code, Options{})
+		if res.Err == nil || res.Err.Code != CodeLimitExceeded {
+			t.Errorf("err = %v (value %.80s), want %s", res.Err, res.Value, CodeLimitExceeded)
+		}
+	})
 }
 
 // A run that was ended stops at the next builtin it enters, and Run does

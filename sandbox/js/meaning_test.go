@@ -134,12 +134,7 @@ func TestHostileBindChain(t *testing.T) {
 		"reflect":   "let f = () => 1; for (let i = 0; i < 1e4; i++) f = Reflect.apply(Function.prototype.bind, f, [null]); return f()",
 		"construct": "let f = function () {}; for (let i = 0; i < 1e4; i++) f = f.bind(null); return new f()",
 	} {
-		t.Run(name, func(t *testing.T) {
-			res, _ := runCode(t, code, Options{})
-			if res.Err == nil || res.Err.Code != CodeLimitExceeded {
-				t.Fatalf("err = %v, value %.80s; want %s", res.Err, res.Value, CodeLimitExceeded)
-			}
-		})
+		requireLimitExceeded(t, name, code)
 	}
 }
 
