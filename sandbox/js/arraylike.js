@@ -184,6 +184,11 @@
         if (spreadable) {
           const len = lengthOf(E);
           if (n + len > MAX) typeError("the array would be longer than 2**53 - 1");
+          // An Array's length is data, and the copy makes an element per
+          // index: over the size limit it ends the run now, as goja's
+          // concat would have allocated it all (an array-like stays lazy:
+          // its getters may throw first).
+          if (isArray(E) && n + len > maxElems) tooMany(n + len, "Array.prototype.concat");
           for (let k = 0; k < len; k++, n++) {
             if (k in E) define(S, A, n, E[k]);
           }
