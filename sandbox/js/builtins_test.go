@@ -42,13 +42,13 @@ var reviewedConstructors = map[string]string{
 	"Function.prototype": "returns undefined",
 }
 
-// reachableFunctionsJS lists every function reachable from the global
-// object, as [path, kind] pairs: kind is "js", "native" or "constructor";
-// paths are as builtinRefs spells them ("get Map.prototype.size").
-const reachableFunctionsJS = `(() => {
-	const out = [], seen = new Set(), queue = [[globalThis, ""]];
-	const src = Function.prototype.toString;
-	const isCtor = (f) => { try { Reflect.construct(String, [], f); return true } catch (e) { return false } };
+// walkFunctionsJS defines walkFunctions(visit): it walks everything
+// reachable from the global object, breadth first, and calls visit(path,
+// f, descriptor, walked) for every function found as a value, getter or
+// setter; paths are as builtinRefs spells them ("get Map.prototype.size"),
+// and walked says f's own properties were walked already (an alias).
+const walkFunctionsJS = `function walkFunctions(visit) {
+	const seen = new Set(), queue = [[globalThis, ""]];
 	while (queue.length > 0) {
 		const [o, path] = queue.shift();
 		if (seen.has(o)) continue;
@@ -57,14 +57,25 @@ const reachableFunctionsJS = `(() => {
 			const name = typeof k === "symbol" ? path + "[" + k.description + "]" : (path ? path + "." : "") + k;
 			const d = Reflect.getOwnPropertyDescriptor(o, k);
 			for (const [kind, f] of [["", d.value], ["get ", d.get], ["set ", d.set]]) {
-				if (typeof f !== "function" || seen.has(f)) continue;
-				const native = src.call(f).includes("[native code]");
-				out.push([kind + name, native ? (isCtor(f) ? "constructor" : "native") : "js"]);
+				if (typeof f !== "function") continue;
+				visit(kind + name, f, d, seen.has(f));
 				if (kind === "") queue.push([f, name]);
 			}
 			if (d.value !== null && typeof d.value === "object") queue.push([d.value, name]);
 		}
 	}
+}
+const isNative = (f) => Function.prototype.toString.call(f).includes("[native code]");
+const isCtor = (f) => { try { Reflect.construct(String, [], f); return true } catch (e) { return false } };
+`
+
+// reachableFunctionsJS lists every function reachable from the global
+// object, as [path, kind] pairs: kind is "js", "native" or "constructor".
+const reachableFunctionsJS = `(() => {` + walkFunctionsJS + `
+	const out = [];
+	walkFunctions((path, f, d, walked) => {
+		if (!walked) out.push([path, isNative(f) ? (isCtor(f) ? "constructor" : "native") : "js"]);
+	});
 	return out;
 })()`
 

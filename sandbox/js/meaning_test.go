@@ -235,31 +235,16 @@ func TestRegexpDuplicateGroupNames(t *testing.T) {
 // function's name and length (with their attributes), whether it is a
 // constructor, has a prototype property, or looks native, and the first
 // path it was found at (aliases).
-const describeFunctionsJS = `(() => {
-	const out = {}, first = new Map(), seen = new Set(), queue = [[globalThis, ""]];
-	const src = Function.prototype.toString;
-	const isCtor = (f) => { try { Reflect.construct(String, [], f); return true } catch (e) { return false } };
+const describeFunctionsJS = `(() => {` + walkFunctionsJS + `
+	const out = {}, first = new Map();
 	const attrs = (d) => d ? [d.writable, d.enumerable, d.configurable, typeof d.value === "function" ? "" : d.value].join(" ") : "none";
-	while (queue.length > 0) {
-		const [o, path] = queue.shift();
-		if (seen.has(o)) continue;
-		seen.add(o);
-		for (const k of Reflect.ownKeys(o)) {
-			const name = typeof k === "symbol" ? path + "[" + k.description + "]" : (path ? path + "." : "") + k;
-			const d = Reflect.getOwnPropertyDescriptor(o, k);
-			for (const [kind, f] of [["", d.value], ["get ", d.get], ["set ", d.set]]) {
-				if (typeof f !== "function") continue;
-				const p = kind + name;
-				if (!first.has(f)) first.set(f, p);
-				out[p] = [attrs({...d, value: undefined, get: undefined, set: undefined}), "name", attrs(Reflect.getOwnPropertyDescriptor(f, "name")),
-					"length", attrs(Reflect.getOwnPropertyDescriptor(f, "length")), isCtor(f) ? "constructor" : "",
-					Object.prototype.hasOwnProperty.call(f, "prototype") ? "prototype" : "", src.call(f).includes("[native code]") ? "native" : "source",
-					"first " + first.get(f)].join(", ");
-				if (kind === "") queue.push([f, name]);
-			}
-			if (d.value !== null && typeof d.value === "object") queue.push([d.value, name]);
-		}
-	}
+	walkFunctions((p, f, d) => {
+		if (!first.has(f)) first.set(f, p);
+		out[p] = [attrs({...d, value: undefined, get: undefined, set: undefined}), "name", attrs(Reflect.getOwnPropertyDescriptor(f, "name")),
+			"length", attrs(Reflect.getOwnPropertyDescriptor(f, "length")), isCtor(f) ? "constructor" : "",
+			Object.prototype.hasOwnProperty.call(f, "prototype") ? "prototype" : "", isNative(f) ? "native" : "source",
+			"first " + first.get(f)].join(", ");
+	});
 	return JSON.stringify(out);
 })()`
 
