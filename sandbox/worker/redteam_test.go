@@ -865,7 +865,9 @@ func init() {
 		_, _, _ = readFrame(in, 1<<30)
 		w := bufio.NewWriter(os.Stdout)
 		_ = writeFrame(w, kindCalls, appendCalls(nil, []callMsg{{Index: 0, Tool: "big", Args: json.RawMessage(`{}`)}}))
-		time.Sleep(300 * time.Millisecond) // big's settle is blocked writing by then
+		// big's settle is blocked writing by then, even on a busy machine:
+		// the run's timeout is far off, so the result is what ends it.
+		time.Sleep(time.Second)
 		_ = writeFrame(w, kindDone, doneMsg{Value: json.RawMessage(`1`)})
 		time.Sleep(brokenFor)
 	}
@@ -879,7 +881,8 @@ func TestRedTeamFrozenWorkerAnswersWithASettleInFlight(t *testing.T) {
 	p := newPool(t, Config{Command: self("rt-deaf-done"), Warm: 1, Max: 1})
 	waitWarm(t, p, 1)
 	h := &rtHost{}
-	lim := js.Limits{Timeout: 300 * time.Millisecond}
+	// A timeout of 300 ms raced the worker's answer on a busy CI machine.
+	lim := js.Limits{Timeout: 10 * time.Second}
 	res, took := rtRun(t, p, h, `return 1`, lim, lim.Timeout+backstop(lim.Timeout)+stopSlack, nil)
 	if code(res) != "runtime_error" || !strings.Contains(res.Err.Message, "did not read") {
 		t.Errorf("got %s %v, want runtime_error saying the worker did not read", res.Value, res.Err)
