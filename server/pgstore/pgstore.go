@@ -1,0 +1,463 @@
+package pgstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/codemode-dev/codemode/server"
+)
+
+// Options tune a Store; the zero value is the defaults.
+type Options struct {
+	// MaxHistory is how many undo steps each board keeps; older ones are
+	// deleted by the commit that pushes them out. 0 means 100.
+	MaxHistory int
+}
+
+// DefaultMaxHistory is the number of undo steps kept when
+// Options.MaxHistory is 0.
+const DefaultMaxHistory = 100
+
+// defaultConnectTimeout bounds opening a connection when the URL does not
+// (connect_timeout): without it, a host that drops packets holds Open for
+// the operating system's TCP timeout, minutes.
+const defaultConnectTimeout = 10 * time.Second
+
+// Store is a server.Store in a PostgreSQL database. It is safe for
+// concurrent use, and several Stores may share one database.
+type Store struct {
+	pool       *pgxpool.Pool
+	maxHistory int
+	where      string // host:port/database, for messages
+	addr, user string // host:port and role, for connection errors
+	closed     atomic.Bool
+	closeOnce  sync.Once
+}
+
+var _ server.Store = (*Store)(nil)
+
+// Open connects to the database at url (postgres://user:password@host:port/db
+// or any form pgx takes), creates or migrates the schema, and returns the
+// Store. It fails, saying why, when the URL is not one, the server cannot be
+// reached, the password is wrong or the database was migrated by a newer
+// codemode. ctx bounds the connecting and migrating, not the Store's life.
+func Open(ctx context.Context, url string, opts Options) (*Store, error) {
+	if opts.MaxHistory < 0 {
+		return nil, fmt.Errorf("pgstore: MaxHistory is %d; it must be at least 1 (0 means %d)", opts.MaxHistory, DefaultMaxHistory)
+	}
+	if opts.MaxHistory == 0 {
+		opts.MaxHistory = DefaultMaxHistory
+	}
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		// pgx masks the password in what it quotes of the URL.
+		return nil, fmt.Errorf("pgstore: the store URL is not a PostgreSQL connection URL: %w", err)
+	}
+	if cfg.ConnConfig.ConnectTimeout == 0 {
+		cfg.ConnConfig.ConnectTimeout = defaultConnectTimeout
+	}
+	s := &Store{maxHistory: opts.MaxHistory, user: cfg.ConnConfig.User}
+	s.addr = hostPort(cfg.ConnConfig.Host, cfg.ConnConfig.Port)
+	s.where = s.addr + "/" + cfg.ConnConfig.Database
+	if s.pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
+		return nil, s.connectError(err)
+	}
+	// The first connection is made here: a bad address or password fails
+	// Open, not the first request.
+	if err := s.migrate(ctx); err != nil {
+		s.pool.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// hostPort is how messages name a server: host:port, or the socket
+// directory for a Unix socket.
+func hostPort(host string, port uint16) string {
+	if strings.HasPrefix(host, "/") {
+		return fmt.Sprintf("%s/.s.PGSQL.%d", host, port)
+	}
+	return net.JoinHostPort(host, strconv.Itoa(int(port)))
+}
+
+// Location is where the boards are: host:port/database, without the user or
+// password, for a server to say at start.
+func (s *Store) Location() string { return s.where }
+
+// Pool is the Store's connection pool, for code that keeps more than boards
+// in the same database. It is closed by Close.
+func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+
+// connectError explains a failure to connect: which server, as whom, and
+// the reason in a few words, never the password.
+func (s *Store) connectError(err error) error {
+	reason := err.Error()
+	var pgErr *pgconn.PgError
+	var dnsErr *net.DNSError
+	switch {
+	case errors.As(err, &pgErr):
+		reason = pgErr.Message // password authentication failed for user "x"; database "y" does not exist
+	case errors.As(err, &dnsErr):
+		reason = "no such host"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		reason = "connection refused (is PostgreSQL running there, on that port?)"
+	case errors.Is(err, context.DeadlineExceeded), isTimeout(err):
+		reason = "no answer (timed out)"
+	default:
+		var ce *pgconn.ConnectError
+		if errors.As(err, &ce) && ce.Unwrap() != nil {
+			reason = ce.Unwrap().Error()
+		}
+	}
+	return &openError{msg: fmt.Sprintf("pgstore: connecting to PostgreSQL at %s as %s: %s", s.addr, s.user, reason), err: err}
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// openError is an error of Open with a message of its own and the
+// driver's error under it, for errors.Is and errors.As.
+type openError struct {
+	msg string
+	err error
+}
+
+func (e *openError) Error() string { return e.msg }
+func (e *openError) Unwrap() error { return e.err }
+
+var errClosed = errors.New("pgstore: the store is closed")
+
+// start checks a call may go ahead.
+func (s *Store) start(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if s.closed.Load() {
+		return errClosed
+	}
+	return nil
+}
+
+// fail turns an error of the database into the Store's: the context's error
+// once the context is done, errClosed once the store is closed, and the rest
+// naming the database.
+func (s *Store) fail(ctx context.Context, err error) error {
+	switch {
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case s.closed.Load():
+		return errClosed
+	}
+	return fmt.Errorf("pgstore: %s: %w", s.where, err)
+}
+
+// write runs fn in a transaction. An error fn returns as it is (a sentinel,
+// say) rolls back and is returned.
+func (s *Store) write(ctx context.Context, fn func(tx pgx.Tx) error) error {
+	if err := s.start(ctx); err != nil {
+		return err
+	}
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return s.fail(ctx, err)
+	}
+	if err := fn(tx); err != nil {
+		rollback(ctx, tx)
+		return err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return s.fail(ctx, err)
+	}
+	return nil
+}
+
+// rollback ends a transaction that failed. It does not wait on a done
+// context: if the connection cannot say ROLLBACK in a few seconds, pgx
+// closes it, and the server rolls back.
+func rollback(ctx context.Context, tx pgx.Tx) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	tx.Rollback(ctx)
+}
+
+// keepTime is t as the database keeps it: UTC, to the microsecond.
+func keepTime(t time.Time) (time.Time, error) {
+	if t.Year() < 1 || t.Year() > 9999 {
+		return time.Time{}, fmt.Errorf("the time %v is outside the years 1 to 9999 that the store keeps", t)
+	}
+	return t.UTC().Truncate(time.Microsecond).Round(0), nil
+}
+
+// now is the Store's clock, as the database keeps times. The clock is the
+// server process's, not the database's, as with SQLite: Updated is at least
+// the previous one (greatest), so a replica whose clock is behind never
+// moves it back.
+func now() time.Time { return time.Now().UTC().Truncate(time.Microsecond).Round(0) }
+
+var emptyDoc = []byte(`{"objects":[]}`)
+
+// CreateBoard implements server.Store.
+func (s *Store) CreateBoard(ctx context.Context, info server.BoardInfo, doc json.RawMessage) (server.BoardState, error) {
+	if len(doc) == 0 {
+		doc = emptyDoc
+	} else if !json.Valid(doc) {
+		return server.BoardState{}, fmt.Errorf("board %q: the document is not valid JSON", info.ID)
+	}
+	if info.Created.IsZero() {
+		info.Created = now()
+	}
+	if info.Updated.IsZero() {
+		info.Updated = info.Created
+	}
+	var err error
+	if info.Created, err = keepTime(info.Created); err != nil {
+		return server.BoardState{}, fmt.Errorf("board %q: Created: %w", info.ID, err)
+	}
+	if info.Updated, err = keepTime(info.Updated); err != nil {
+		return server.BoardState{}, fmt.Errorf("board %q: Updated: %w", info.ID, err)
+	}
+	err = s.write(ctx, func(tx pgx.Tx) error {
+		var seq int64
+		switch err := tx.QueryRow(ctx, `
+			INSERT INTO codemode_boards (id, name, created, updated, version, lo, cur, hi)
+			VALUES ($1, $2, $3, $4, 1, 0, 0, 0)
+			ON CONFLICT (id) DO NOTHING
+			RETURNING seq`, info.ID, []byte(info.Name), info.Created, info.Updated).Scan(&seq); {
+		case errors.Is(err, pgx.ErrNoRows):
+			return fmt.Errorf("board %q: %w", info.ID, server.ErrExists)
+		case err != nil:
+			return s.fail(ctx, err)
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO codemode_steps (board, step, run_id, doc) VALUES ($1, 0, '', $2)`, seq, []byte(doc)); err != nil {
+			return s.fail(ctx, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return server.BoardState{}, err
+	}
+	return server.BoardState{BoardInfo: info, Version: 1, Doc: append(json.RawMessage(nil), doc...)}, nil
+}
+
+// ListBoards implements server.Store.
+func (s *Store) ListBoards(ctx context.Context, after string, limit int) ([]server.BoardInfo, error) {
+	if limit < 1 {
+		return nil, fmt.Errorf("pgstore: listing %d boards: the limit must be at least 1", limit)
+	}
+	if err := s.start(ctx); err != nil {
+		return nil, err
+	}
+	rows, err := s.pool.Query(ctx, `SELECT id, name, created, updated FROM codemode_boards WHERE id > $1 ORDER BY id LIMIT $2`, after, limit)
+	if err != nil {
+		return nil, s.fail(ctx, err)
+	}
+	defer rows.Close()
+	infos := []server.BoardInfo{}
+	for rows.Next() {
+		var b server.BoardInfo
+		var name []byte
+		if err := rows.Scan(&b.ID, &name, &b.Created, &b.Updated); err != nil {
+			return nil, s.fail(ctx, err)
+		}
+		b.Name, b.Created, b.Updated = string(name), b.Created.UTC(), b.Updated.UTC()
+		infos = append(infos, b)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.fail(ctx, err)
+	}
+	return infos, nil
+}
+
+// CountBoards implements server.Store.
+func (s *Store) CountBoards(ctx context.Context) (int, error) {
+	if err := s.start(ctx); err != nil {
+		return 0, err
+	}
+	var n int
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM codemode_boards`).Scan(&n); err != nil {
+		return 0, s.fail(ctx, err)
+	}
+	return n, nil
+}
+
+// boardColumns are the columns a row is read from.
+const boardColumns = `seq, id, name, created, updated, version, lo, cur, hi`
+
+// row is a board as a statement returns it.
+type row struct {
+	seq, version, lo, cur, hi int64
+	id                        string
+	name                      []byte
+	created, updated          time.Time
+}
+
+func (r *row) dest() []any {
+	return []any{&r.seq, &r.id, &r.name, &r.created, &r.updated, &r.version, &r.lo, &r.cur, &r.hi}
+}
+
+func (r *row) state(doc []byte) server.BoardState {
+	return server.BoardState{
+		BoardInfo: server.BoardInfo{ID: r.id, Name: string(r.name), Created: r.created.UTC(), Updated: r.updated.UTC()},
+		Version:   r.version,
+		Doc:       doc,
+		UndoSteps: int(r.cur - r.lo),
+		RedoSteps: int(r.hi - r.cur),
+	}
+}
+
+// LoadBoard implements server.Store.
+func (s *Store) LoadBoard(ctx context.Context, id string) (server.BoardState, error) {
+	if err := s.start(ctx); err != nil {
+		return server.BoardState{}, err
+	}
+	var r row
+	var doc []byte
+	switch err := s.pool.QueryRow(ctx, `
+		SELECT b.seq, b.id, b.name, b.created, b.updated, b.version, b.lo, b.cur, b.hi, s.doc
+		FROM codemode_boards b JOIN codemode_steps s ON s.board = b.seq AND s.step = b.cur
+		WHERE b.id = $1`, id).Scan(append(r.dest(), &doc)...); {
+	case errors.Is(err, pgx.ErrNoRows):
+		return server.BoardState{}, fmt.Errorf("board %q: %w", id, server.ErrNotFound)
+	case err != nil:
+		return server.BoardState{}, s.fail(ctx, err)
+	}
+	return r.state(doc), nil
+}
+
+// DeleteBoard implements server.Store.
+func (s *Store) DeleteBoard(ctx context.Context, id string) error {
+	return s.write(ctx, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `DELETE FROM codemode_boards WHERE id = $1`, id)
+		if err != nil {
+			return s.fail(ctx, err)
+		}
+		if tag.RowsAffected() == 0 {
+			return fmt.Errorf("board %q: %w", id, server.ErrNotFound)
+		}
+		return nil
+	})
+}
+
+// Commit implements server.Store.
+//
+// The UPDATE comes first: it locks the board's row, so the statements after
+// it in the transaction see every step as the board's last writer left
+// it (under READ COMMITTED each statement sees what was committed before
+// it began, and no other writer can touch this board's steps until this
+// transaction ends).
+func (s *Store) Commit(ctx context.Context, id string, c server.Commit) (server.BoardState, error) {
+	if !json.Valid(c.Doc) {
+		return server.BoardState{}, fmt.Errorf("board %q: the document is not valid JSON", id)
+	}
+	var r row
+	err := s.write(ctx, func(tx pgx.Tx) error {
+		// A commit moves to a new step after the current one and drops the
+		// oldest steps beyond the bound; the values on the right are the
+		// row's before the update.
+		err := tx.QueryRow(ctx, `
+			UPDATE codemode_boards SET version = version + 1, cur = cur + 1, hi = cur + 1,
+				lo = greatest(lo, cur + 1 - $1), updated = greatest(updated, $2)
+			WHERE id = $3 AND version = $4
+			RETURNING `+boardColumns, s.maxHistory, now(), id, c.Base).Scan(r.dest()...)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return s.whyNot(ctx, tx, id, func(version int64) error {
+				return fmt.Errorf("board %q is at version %d, the run started from %d: %w", id, version, c.Base, server.ErrConflict)
+			})
+		}
+		if err != nil {
+			return s.fail(ctx, err)
+		}
+		// What could have been redone and what fell off go; the new step
+		// comes. One round trip for both.
+		b := &pgx.Batch{}
+		b.Queue(`DELETE FROM codemode_steps WHERE board = $1 AND (step >= $2 OR step < $3)`, r.seq, r.cur, r.lo)
+		b.Queue(`INSERT INTO codemode_steps (board, step, run_id, doc) VALUES ($1, $2, $3, $4)`, r.seq, r.cur, c.RunID, []byte(c.Doc))
+		if err := tx.SendBatch(ctx, b).Close(); err != nil {
+			return s.fail(ctx, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return server.BoardState{}, err
+	}
+	return r.state(append([]byte(nil), c.Doc...)), nil
+}
+
+// whyNot explains an UPDATE of a board that changed no row: there is no
+// such board, or it is not as the call needs (other, given the version).
+func (s *Store) whyNot(ctx context.Context, tx pgx.Tx, id string, other func(version int64) error) error {
+	var version int64
+	switch err := tx.QueryRow(ctx, `SELECT version FROM codemode_boards WHERE id = $1`, id).Scan(&version); {
+	case errors.Is(err, pgx.ErrNoRows):
+		return fmt.Errorf("board %q: %w", id, server.ErrNotFound)
+	case err != nil:
+		return s.fail(ctx, err)
+	}
+	return other(version)
+}
+
+// Undo implements server.Store.
+func (s *Store) Undo(ctx context.Context, id string) (server.BoardState, error) {
+	return s.move(ctx, id, `
+		UPDATE codemode_boards SET version = version + 1, cur = cur - 1, updated = greatest(updated, $1)
+		WHERE id = $2 AND cur > lo
+		RETURNING `+boardColumns, server.ErrNothingToUndo)
+}
+
+// Redo implements server.Store.
+func (s *Store) Redo(ctx context.Context, id string) (server.BoardState, error) {
+	return s.move(ctx, id, `
+		UPDATE codemode_boards SET version = version + 1, cur = cur + 1, updated = greatest(updated, $1)
+		WHERE id = $2 AND cur < hi
+		RETURNING `+boardColumns, server.ErrNothingToRedo)
+}
+
+// move runs undo or redo: update moves the board to the step before or
+// after, or returns no row if there is none (or no board). The step's
+// document is read after the UPDATE, which locked the board (see Commit).
+func (s *Store) move(ctx context.Context, id, update string, nothing error) (server.BoardState, error) {
+	var r row
+	var doc []byte
+	err := s.write(ctx, func(tx pgx.Tx) error {
+		err := tx.QueryRow(ctx, update, now(), id).Scan(r.dest()...)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return s.whyNot(ctx, tx, id, func(int64) error { return fmt.Errorf("board %q: %w", id, nothing) })
+		}
+		if err != nil {
+			return s.fail(ctx, err)
+		}
+		if err := tx.QueryRow(ctx, `SELECT doc FROM codemode_steps WHERE board = $1 AND step = $2`, r.seq, r.cur).Scan(&doc); err != nil {
+			return s.fail(ctx, fmt.Errorf("board %q, step %d: %w", id, r.cur, err))
+		}
+		return nil
+	})
+	if err != nil {
+		return server.BoardState{}, err
+	}
+	return r.state(doc), nil
+}
+
+// Close closes the connection pool. Calls after Close fail; calls under way
+// when it is called finish first. Closing again does nothing.
+func (s *Store) Close() error {
+	s.closeOnce.Do(func() {
+		s.closed.Store(true)
+		s.pool.Close()
+	})
+	return nil
+}
