@@ -28,6 +28,7 @@ type options struct {
 	json, ts  bool
 	// serve's
 	addr, data, token string
+	store             string
 	allowOrigins      dirList
 	approve           approveFlag
 	maxRuns           positiveInt
@@ -67,8 +68,9 @@ result JSON. On a terminal a missing FILE is an error, not a silent wait for
 typing: "-" reads what you type, up to Ctrl-D.`},
 	{"serve", "", "serve the HTTP API and the whiteboard web app (docs/http.md)",
 		`Serve the HTTP API and the whiteboard web app: boards kept in the data
-directory (--data), batches and scripts run on them by any client, every
-change streamed live to every watcher (see docs/http.md). It listens on
+directory (--data) or in PostgreSQL (--store, shared by every server given
+the same URL), batches and scripts run on them by any client, every change
+streamed live to every watcher (see docs/http.md). It listens on
 127.0.0.1:8080 unless --addr says otherwise and prints the URL to open once
 it is ready. Ctrl-C or SIGTERM stops it: new runs are refused, runs under way
 have 10s to finish (then they are canceled), and it exits 0; a second Ctrl-C
@@ -182,6 +184,8 @@ var flagSpecs = []flagSpec{
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var((*nonEmpty)(&o.addr), n, "") }},
 	{"data", "DIR", "keep the boards in DIR/boards.db (made if missing; default:\ncodemode in the user data directory, ~/.local/share/codemode)", []string{"serve"},
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var((*nonEmpty)(&o.data), n, "") }},
+	{"store", "URL", "keep the boards in PostgreSQL at URL instead, shared with every\nserver given it: postgres://USER:PASSWORD@HOST:PORT/DATABASE\n(default: $CODEMODE_STORE, unless --data; not with --data)", []string{"serve"},
+		func(fs *flag.FlagSet, o *options, n string) { fs.Var((*nonEmpty)(&o.store), n, "") }},
 	{"token", "TOKEN", "clients must send \"Authorization: Bearer TOKEN\" (default:\n$CODEMODE_TOKEN; 16 or more of A-Z a-z 0-9 ._~+/=-)", []string{"serve"},
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var((*nonEmpty)(&o.token), n, "") }},
 	{"allow-origin", "ORIGIN", "let web pages of ORIGIN (https://app.example.com) call the API\n(CORS; none by default); repeatable", []string{"serve"},

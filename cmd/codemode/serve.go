@@ -26,6 +26,7 @@ import (
 	"github.com/codemode-dev/codemode/internal/fserr"
 	"github.com/codemode-dev/codemode/internal/strictjson"
 	"github.com/codemode-dev/codemode/server"
+	"github.com/codemode-dev/codemode/server/pgstore"
 	"github.com/codemode-dev/codemode/server/sqlitestore"
 )
 
@@ -35,6 +36,12 @@ const (
 	// tokenEnv is the environment variable that gives the token when
 	// --token does not.
 	tokenEnv = "CODEMODE_TOKEN"
+	// storeEnv is the environment variable that gives the store's URL
+	// when --store does not (and --data is not given).
+	storeEnv = "CODEMODE_STORE"
+	// storeOpenTimeout bounds connecting to PostgreSQL and migrating its
+	// schema at start (another replica may be migrating it).
+	storeOpenTimeout = time.Minute
 	// minTokenLen is the shortest token accepted: a token guards a server
 	// that runs scripts, so it must not be guessable.
 	minTokenLen = 16
@@ -81,23 +88,28 @@ func serve(sigs <-chan os.Signal, stop func(), args []string, getenv func(string
 	if err == nil {
 		err = checkOrigins(o.allowOrigins)
 	}
+	var plan storePlan
+	if err == nil {
+		plan, err = o.storePlan(getenv)
+	}
 	if err != nil {
 		return usageError(stderr, "serve", err)
 	}
 
 	// Every problem found before serving, at once: the address, the data
-	// directory and its store (not made when the address is taken), the
-	// configuration, the WASM tools.
+	// directory and its store or the PostgreSQL store (not made or
+	// connected to when the address is taken), the configuration, the WASM
+	// tools.
 	var (
 		earlier []error
-		dataDir string
-		store   *sqlitestore.Store
+		where   string // where the boards are, for messages
+		store   server.Store
 		unlock  = func() {}
 	)
 	ln, err := listen(addr)
 	earlier = append(earlier, err)
 	if err == nil {
-		dataDir, store, unlock, err = o.openStore(getenv)
+		where, store, unlock, err = o.openStore(getenv, plan)
 		earlier = append(earlier, err)
 	}
 	defer unlock() // after the store is closed (deferred below)
@@ -142,7 +154,7 @@ func serve(sigs <-chan os.Signal, stop func(), args []string, getenv func(string
 	}
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
-	fmt.Fprintf(stderr, "codemode: serving on %s (boards in %s)\n", openURL(ln.Addr(), token), filepath.Join(dataDir, storeFile))
+	fmt.Fprintf(stderr, "codemode: serving on %s (boards in %s)\n", openURL(ln.Addr(), token), where)
 
 	code := exitOK
 	select {
@@ -190,7 +202,7 @@ func serve(sigs <-chan os.Signal, stop func(), args []string, getenv func(string
 		hs.Close()
 	}
 	if err := store.Close(); err != nil {
-		fmt.Fprintf(stderr, "codemode: serve: closing %s: %v\n", filepath.Join(dataDir, storeFile), err)
+		fmt.Fprintf(stderr, "codemode: serve: closing the boards in %s: %v\n", where, err)
 		code = exitFailed
 	}
 	return code
@@ -328,10 +340,67 @@ func defaultDataDir(getenv func(string) string) (string, error) {
 	return filepath.Join(home, ".local", "share", "codemode"), nil
 }
 
-// openStore makes the data directory if missing, takes its lock (one
+// storePlan is where serve keeps the boards: in PostgreSQL at url, named
+// by from (--store or $CODEMODE_STORE), or, with no url, in SQLite in the
+// data directory.
+type storePlan struct {
+	url, from string
+}
+
+// storePlan checks --store, $CODEMODE_STORE and --data: a URL of PostgreSQL
+// or nothing, and not with --data. --data overrides $CODEMODE_STORE, as a
+// flag overrides the environment; with --store it is a usage error, since
+// one of them would be ignored. No message shows the URL, which may hold a
+// password.
+func (o *options) storePlan(getenv func(string) string) (storePlan, error) {
+	p := storePlan{url: o.store, from: "--store"}
+	switch {
+	case o.store != "" && o.data != "":
+		return storePlan{}, errors.New("--store and --data: give one, --store URL to keep the boards in PostgreSQL or --data DIR to keep them in SQLite")
+	case o.store == "" && o.data == "":
+		p = storePlan{url: getenv(storeEnv), from: "$" + storeEnv}
+	}
+	if p.url == "" {
+		return storePlan{}, nil
+	}
+	const want = "want postgres://USER:PASSWORD@HOST:PORT/DATABASE (or postgresql://); for boards in SQLite, --data DIR"
+	u, err := url.Parse(p.url)
+	switch {
+	case err != nil || u.Scheme == "" || u.Opaque != "":
+		return storePlan{}, fmt.Errorf("%s is not a URL: %s", p.from, want)
+	case !strings.EqualFold(u.Scheme, "postgres") && !strings.EqualFold(u.Scheme, "postgresql"):
+		return storePlan{}, fmt.Errorf("%s: codemode keeps no boards in %s: %s", p.from, strictjson.Quote(u.Scheme+"://"), want)
+	}
+	return p, nil
+}
+
+// openStore opens the store of the plan: PostgreSQL, or the data
+// directory's SQLite file. where says where the boards are, for the ready
+// line (never the password); unlock releases what the store holds, after
+// the store is closed.
+func (o *options) openStore(getenv func(string) string, plan storePlan) (where string, store server.Store, unlock func(), err error) {
+	if plan.url == "" {
+		dir, s, unlock, err := o.openData(getenv)
+		if err != nil {
+			return "", nil, unlock, err
+		}
+		return filepath.Join(dir, storeFile), s, unlock, nil
+	}
+	// No lock: replicas share the database on purpose; each write checks
+	// its board's version there.
+	ctx, cancel := context.WithTimeout(context.Background(), storeOpenTimeout)
+	defer cancel()
+	s, err := pgstore.Open(ctx, plan.url, pgstore.Options{})
+	if err != nil {
+		return "", nil, func() {}, fmt.Errorf("%s: %s", plan.from, strings.TrimPrefix(err.Error(), "pgstore: "))
+	}
+	return "PostgreSQL at " + s.Location(), s, func() {}, nil
+}
+
+// openData makes the data directory if missing, takes its lock (one
 // server per data directory) and opens its store; unlock releases the lock,
 // after the store is closed.
-func (o *options) openStore(getenv func(string) string) (dir string, store *sqlitestore.Store, unlock func(), err error) {
+func (o *options) openData(getenv func(string) string) (dir string, store *sqlitestore.Store, unlock func(), err error) {
 	unlock = func() {}
 	dir, what := o.data, "--data "+o.data
 	if dir == "" {

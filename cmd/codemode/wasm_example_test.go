@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/codemode-dev/codemode/internal/pgtest"
 	"github.com/codemode-dev/codemode/tools/wasm/wasmbuild"
 )
 
@@ -29,7 +30,7 @@ var exampleTools = sync.OnceValues(func() (string, error) {
 var exampleToolsDir atomic.Pointer[string]
 
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := pgtest.Run(m) // stops the PostgreSQL server of the --store tests, if they started it
 	// What the tests built, if they built it (asking exampleTools here
 	// would build the tools after the tests that did not need them).
 	for _, dir := range []*string{exampleToolsDir.Load(), cliBinaryDir.Load()} {

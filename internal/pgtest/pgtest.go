@@ -19,8 +19,8 @@
 // tests.
 //
 // Server starts a server of a test's own, which the test may stop and start
-// again (the database going away and coming back); it needs the
-// self-started kind and skips a test under $CODEMODE_TEST_PG.
+// again (the database going away and coming back). It needs PostgreSQL's
+// binaries, $CODEMODE_TEST_PG or not.
 package pgtest
 
 import (
@@ -148,13 +148,10 @@ type Srv struct {
 }
 
 // Server starts a PostgreSQL server for t alone, stopped and removed when t
-// ends. Under $CODEMODE_TEST_PG, where this package starts no server, t is
-// skipped.
+// ends, from PostgreSQL's binaries even under $CODEMODE_TEST_PG (whose
+// server a test must not stop).
 func Server(t testing.TB) *Srv {
 	t.Helper()
-	if os.Getenv(EnvURL) != "" {
-		t.Skip("pgtest: a test that stops and starts PostgreSQL needs a server of its own; $" + EnvURL + " is set, so none is started")
-	}
 	s, err := newServer()
 	if err != nil {
 		unavailable(t, err)

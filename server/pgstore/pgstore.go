@@ -185,33 +185,20 @@ func lostConnection(err error) bool {
 		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) || isTimeout(err)
 }
 
-// write runs fn in a transaction. An error fn returns as it is (a sentinel,
-// say) rolls back and is returned.
-func (s *Store) write(ctx context.Context, fn func(tx pgx.Tx) error) error {
+// onConn runs fn on a connection of the pool, for work of more than one
+// statement: a batch of them is one round trip. A connection that fn
+// leaves in a transaction (after an error) is closed by the pool, not
+// reused, and the server rolls the transaction back.
+func (s *Store) onConn(ctx context.Context, fn func(conn *pgxpool.Conn) error) error {
 	if err := s.start(ctx); err != nil {
 		return err
 	}
-	tx, err := s.pool.Begin(ctx)
+	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return s.fail(ctx, err)
 	}
-	if err := fn(tx); err != nil {
-		rollback(ctx, tx)
-		return err
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return s.fail(ctx, err)
-	}
-	return nil
-}
-
-// rollback ends a transaction that failed. It does not wait on a done
-// context: if the connection cannot say ROLLBACK in a few seconds, pgx
-// closes it, and the server rolls back.
-func rollback(ctx context.Context, tx pgx.Tx) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer cancel()
-	tx.Rollback(ctx)
+	defer conn.Release()
+	return fn(conn)
 }
 
 // keepTime is t as the database keeps it: UTC, to the microsecond.
@@ -250,25 +237,23 @@ func (s *Store) CreateBoard(ctx context.Context, info server.BoardInfo, doc json
 	if info.Updated, err = keepTime(info.Updated); err != nil {
 		return server.BoardState{}, fmt.Errorf("board %q: Updated: %w", info.ID, err)
 	}
-	err = s.write(ctx, func(tx pgx.Tx) error {
-		var seq int64
-		switch err := tx.QueryRow(ctx, `
+	if err := s.start(ctx); err != nil {
+		return server.BoardState{}, err
+	}
+	// One statement, so one transaction: the board and its first step.
+	var seq int64
+	switch err := s.pool.QueryRow(ctx, `
+		WITH b AS (
 			INSERT INTO codemode_boards (id, name, created, updated, version, lo, cur, hi)
 			VALUES ($1, $2, $3, $4, 1, 0, 0, 0)
 			ON CONFLICT (id) DO NOTHING
-			RETURNING seq`, info.ID, []byte(info.Name), info.Created, info.Updated).Scan(&seq); {
-		case errors.Is(err, pgx.ErrNoRows):
-			return fmt.Errorf("board %q: %w", info.ID, server.ErrExists)
-		case err != nil:
-			return s.fail(ctx, err)
-		}
-		if _, err := tx.Exec(ctx, `INSERT INTO codemode_steps (board, step, run_id, doc) VALUES ($1, 0, '', $2)`, seq, []byte(doc)); err != nil {
-			return s.fail(ctx, err)
-		}
-		return nil
-	})
-	if err != nil {
-		return server.BoardState{}, err
+			RETURNING seq)
+		INSERT INTO codemode_steps (board, step, run_id, doc) SELECT seq, 0, '', $5 FROM b
+		RETURNING board`, info.ID, []byte(info.Name), info.Created, info.Updated, []byte(doc)).Scan(&seq); {
+	case errors.Is(err, pgx.ErrNoRows):
+		return server.BoardState{}, fmt.Errorf("board %q: %w", info.ID, server.ErrExists)
+	case err != nil:
+		return server.BoardState{}, s.fail(ctx, err)
 	}
 	return server.BoardState{BoardInfo: info, Version: 1, Doc: append(json.RawMessage(nil), doc...)}, nil
 }
@@ -358,55 +343,73 @@ func (s *Store) LoadBoard(ctx context.Context, id string) (server.BoardState, er
 	return r.state(doc), nil
 }
 
-// DeleteBoard implements server.Store.
+// DeleteBoard implements server.Store. Its steps go with it (ON DELETE
+// CASCADE), in the same statement.
 func (s *Store) DeleteBoard(ctx context.Context, id string) error {
-	return s.write(ctx, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `DELETE FROM codemode_boards WHERE id = $1`, id)
-		if err != nil {
-			return s.fail(ctx, err)
-		}
-		if tag.RowsAffected() == 0 {
-			return fmt.Errorf("board %q: %w", id, server.ErrNotFound)
-		}
-		return nil
-	})
+	if err := s.start(ctx); err != nil {
+		return err
+	}
+	tag, err := s.pool.Exec(ctx, `DELETE FROM codemode_boards WHERE id = $1`, id)
+	if err != nil {
+		return s.fail(ctx, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("board %q: %w", id, server.ErrNotFound)
+	}
+	return nil
 }
 
 // Commit implements server.Store.
 //
-// The UPDATE comes first: it locks the board's row, so the statements after
-// it in the transaction see every step as the board's last writer left
-// it (under READ COMMITTED each statement sees what was committed before
-// it began, and no other writer can touch this board's steps until this
-// transaction ends).
+// It is one transaction of two round trips: BEGIN and the board's UPDATE,
+// which checks the version and locks the row; then the steps' changes and
+// COMMIT. The UPDATE comes first so that the statements after it see every
+// step as the board's last writer left it: under READ COMMITTED each
+// statement sees what was committed before it began, and no other writer
+// can touch this board's steps until this transaction ends. (In one
+// statement, the steps would be read as they were before the UPDATE waited
+// for the lock.)
 func (s *Store) Commit(ctx context.Context, id string, c server.Commit) (server.BoardState, error) {
 	if !json.Valid(c.Doc) {
 		return server.BoardState{}, fmt.Errorf("board %q: the document is not valid JSON", id)
 	}
 	var r row
-	err := s.write(ctx, func(tx pgx.Tx) error {
+	err := s.onConn(ctx, func(conn *pgxpool.Conn) error {
 		// A commit moves to a new step after the current one and drops the
 		// oldest steps beyond the bound; the values on the right are the
 		// row's before the update.
-		err := tx.QueryRow(ctx, `
+		b := &pgx.Batch{}
+		b.Queue(`BEGIN`)
+		b.Queue(`
 			UPDATE codemode_boards SET version = version + 1, cur = cur + 1, hi = cur + 1,
 				lo = greatest(lo, cur + 1 - $1), updated = greatest(updated, $2)
 			WHERE id = $3 AND version = $4
-			RETURNING `+boardColumns, s.maxHistory, now(), id, c.Base).Scan(r.dest()...)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return s.whyNot(ctx, tx, id, func(version int64) error {
-				return fmt.Errorf("board %q is at version %d, the run started from %d: %w", id, version, c.Base, server.ErrConflict)
-			})
-		}
-		if err != nil {
+			RETURNING `+boardColumns, s.maxHistory, now(), id, c.Base).QueryRow(func(row pgx.Row) error { return row.Scan(r.dest()...) })
+		switch err := conn.SendBatch(ctx, b).Close(); {
+		case errors.Is(err, pgx.ErrNoRows):
+			// No such board, or not at c.Base.
+			var version int64
+			b := &pgx.Batch{}
+			b.Queue(`ROLLBACK`)
+			b.Queue(`SELECT version FROM codemode_boards WHERE id = $1`, id).QueryRow(func(row pgx.Row) error { return row.Scan(&version) })
+			switch err := conn.SendBatch(ctx, b).Close(); {
+			case errors.Is(err, pgx.ErrNoRows):
+				return fmt.Errorf("board %q: %w", id, server.ErrNotFound)
+			case err != nil:
+				return s.fail(ctx, err)
+			}
+			return fmt.Errorf("board %q is at version %d, the run started from %d: %w", id, version, c.Base, server.ErrConflict)
+		case err != nil:
 			return s.fail(ctx, err)
 		}
 		// What could have been redone and what fell off go; the new step
-		// comes. One round trip for both.
-		b := &pgx.Batch{}
+		// comes. (A failure here skips the rest of the batch, COMMIT
+		// included, and leaves the transaction for the pool to discard.)
+		b = &pgx.Batch{}
 		b.Queue(`DELETE FROM codemode_steps WHERE board = $1 AND (step >= $2 OR step < $3)`, r.seq, r.cur, r.lo)
 		b.Queue(`INSERT INTO codemode_steps (board, step, run_id, doc) VALUES ($1, $2, $3, $4)`, r.seq, r.cur, c.RunID, []byte(c.Doc))
-		if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		b.Queue(`COMMIT`)
+		if err := conn.SendBatch(ctx, b).Close(); err != nil {
 			return s.fail(ctx, err)
 		}
 		return nil
@@ -415,19 +418,6 @@ func (s *Store) Commit(ctx context.Context, id string, c server.Commit) (server.
 		return server.BoardState{}, err
 	}
 	return r.state(append([]byte(nil), c.Doc...)), nil
-}
-
-// whyNot explains an UPDATE of a board that changed no row: there is no
-// such board, or it is not as the call needs (other, given the version).
-func (s *Store) whyNot(ctx context.Context, tx pgx.Tx, id string, other func(version int64) error) error {
-	var version int64
-	switch err := tx.QueryRow(ctx, `SELECT version FROM codemode_boards WHERE id = $1`, id).Scan(&version); {
-	case errors.Is(err, pgx.ErrNoRows):
-		return fmt.Errorf("board %q: %w", id, server.ErrNotFound)
-	case err != nil:
-		return s.fail(ctx, err)
-	}
-	return other(version)
 }
 
 // Undo implements server.Store.
@@ -447,26 +437,47 @@ func (s *Store) Redo(ctx context.Context, id string) (server.BoardState, error) 
 }
 
 // move runs undo or redo: update moves the board to the step before or
-// after, or returns no row if there is none (or no board). The step's
-// document is read after the UPDATE, which locked the board (see Commit).
+// after, or returns no row if there is none (or no board). It is one batch,
+// so one round trip and one (implicit) transaction: the UPDATE, then a
+// SELECT of the board's current document, which begins after the UPDATE
+// locked the board, so it reads the step the UPDATE moved to (see Commit).
+// Had the UPDATE moved nothing, the SELECT tells whether the board exists.
 func (s *Store) move(ctx context.Context, id, update string, nothing error) (server.BoardState, error) {
+	if err := s.start(ctx); err != nil {
+		return server.BoardState{}, err
+	}
 	var r row
 	var doc []byte
-	err := s.write(ctx, func(tx pgx.Tx) error {
-		err := tx.QueryRow(ctx, update, now(), id).Scan(r.dest()...)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return s.whyNot(ctx, tx, id, func(int64) error { return fmt.Errorf("board %q: %w", id, nothing) })
-		}
-		if err != nil {
-			return s.fail(ctx, err)
-		}
-		if err := tx.QueryRow(ctx, `SELECT doc FROM codemode_steps WHERE board = $1 AND step = $2`, r.seq, r.cur).Scan(&doc); err != nil {
-			return s.fail(ctx, fmt.Errorf("board %q, step %d: %w", id, r.cur, err))
+	moved, exists := true, true
+	b := &pgx.Batch{}
+	b.Queue(update, now(), id).QueryRow(func(row pgx.Row) error {
+		if err := row.Scan(r.dest()...); errors.Is(err, pgx.ErrNoRows) {
+			moved = false
+		} else if err != nil {
+			return err
 		}
 		return nil
 	})
-	if err != nil {
-		return server.BoardState{}, err
+	b.Queue(`
+		SELECT s.doc FROM codemode_boards b JOIN codemode_steps s ON s.board = b.seq AND s.step = b.cur
+		WHERE b.id = $1`, id).QueryRow(func(row pgx.Row) error {
+		if err := row.Scan(&doc); errors.Is(err, pgx.ErrNoRows) {
+			exists = false
+		} else if err != nil {
+			return err
+		}
+		return nil
+	})
+	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
+		return server.BoardState{}, s.fail(ctx, err)
+	}
+	switch {
+	case !moved && !exists:
+		return server.BoardState{}, fmt.Errorf("board %q: %w", id, server.ErrNotFound)
+	case !moved:
+		return server.BoardState{}, fmt.Errorf("board %q: %w", id, nothing)
+	case !exists: // cannot be: the UPDATE locked the board
+		return server.BoardState{}, s.fail(ctx, fmt.Errorf("board %q, step %d: no document", id, r.cur))
 	}
 	return r.state(doc), nil
 }

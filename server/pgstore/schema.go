@@ -68,14 +68,14 @@ var migrations = []migration{
 	);`},
 }
 
-// SchemaVersion is the schema version this package writes and reads.
-var SchemaVersion = len(migrations)
+// schemaVersion is the schema version this package writes and reads.
+func schemaVersion() int { return len(migrations) }
 
 // migrateLock is the key of the advisory lock held while migrating: "cmdb"
 // "schm" in ASCII, codemode's and unlikely to be another program's.
 const migrateLock int64 = 0x636d6462_7363686d
 
-// migrate brings the schema up to SchemaVersion, or refuses a database at a
+// migrate brings the schema up to schemaVersion, or refuses a database at a
 // later version. It runs in one transaction under migrateLock, so Stores
 // opening together take turns and the later ones find the work done.
 func (s *Store) migrate(ctx context.Context) error {
@@ -107,13 +107,13 @@ func (s *Store) migrate(ctx context.Context) error {
 	if err := tx.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM codemode_schema_migrations`).Scan(&version); err != nil {
 		return s.schemaError("reading the schema version", err)
 	}
-	if version > SchemaVersion {
-		return fmt.Errorf("pgstore: %s was migrated by a newer codemode (schema version %d; this one knows up to %d): upgrade codemode", s.where, version, SchemaVersion)
+	if version > schemaVersion() {
+		return fmt.Errorf("pgstore: %s was migrated by a newer codemode (schema version %d; this one knows up to %d): upgrade codemode", s.where, version, schemaVersion())
 	}
-	if version == SchemaVersion {
+	if version == schemaVersion() {
 		return nil // the deferred rollback ends the transaction and frees the lock
 	}
-	for v := version; v < SchemaVersion; v++ {
+	for v := version; v < schemaVersion(); v++ {
 		if err := apply(ctx, tx, v); err != nil {
 			return s.schemaError(fmt.Sprintf("migrating from schema version %d to %d (%s)", v, v+1, migrations[v].what), err)
 		}
