@@ -226,8 +226,12 @@ func (r *Report) WriteText(w io.Writer) {
 		who = fmt.Sprintf("%d servers together", len(r.Targets))
 	}
 	s, e, p := r.RSSStart, r.RSSEnd, r.RSSPeak
-	fmt.Fprintf(w, "RSS:       %s: idle %s, start %s, end %s, peak %s (peak since it started: %s)\n",
-		who, mib(cmp.Or(r.RSSIdle, s).RSS), mib(s.RSS), mib(e.RSS), mib(p.RSS), mib(e.HWM))
+	since := "peak since it started"
+	if several {
+		since = "each one's peak since it started, summed"
+	}
+	fmt.Fprintf(w, "RSS:       %s: idle %s, start %s, end %s, peak %s (%s: %s)\n",
+		who, mib(cmp.Or(r.RSSIdle, s).RSS), mib(s.RSS), mib(e.RSS), mib(p.RSS), since, mib(e.HWM))
 	if s.Children > 0 || e.Children > 0 {
 		fmt.Fprintf(w, "           workers: %d processes at the start, %d at the end: %s, %s, peak %s in all",
 			s.Children, e.Children, mib(s.ChildRSS), mib(e.ChildRSS), mib(p.ChildRSS))
