@@ -188,54 +188,114 @@ func TestDeployNginx(t *testing.T) {
 	next("board")
 
 	// A script that makes a sticky note, then deletes it: deleteObject
-	// waits for an approval (--approve destructive, the default).
+	// waits for an approval (--approve destructive, the default). run
+	// starts it through nginx and returns once it waits; approve lets it
+	// finish, through nginx or at the replica given, and returns its
+	// answer.
 	type answer struct {
 		code int
 		body string
 		err  error
 	}
-	answered := make(chan answer, 1)
-	go func() {
-		code, body, err := send(true, http.MethodPost, "/v1/boards/"+board+"/execute",
-			`{"code": "const s = await tools.createStickyNote({text: 'soon gone', x: 0, y: 0}); await tools.deleteObject({objectId: s.id}); return s.id;"}`)
-		answered <- answer{code, body, err}
-	}()
-	for _, want := range []string{"run_start", "tool_call_start", "tool_call_end"} {
-		next(want)
+	run := func() (approve func(at *servedCmd) answer) {
+		t.Helper()
+		answered := make(chan answer, 1)
+		go func() {
+			code, body, err := send(true, http.MethodPost, "/v1/boards/"+board+"/execute",
+				`{"code": "const s = await tools.createStickyNote({text: 'soon gone', x: 0, y: 0}); await tools.deleteObject({objectId: s.id}); return s.id;"}`)
+			answered <- answer{code, body, err}
+		}()
+		for _, want := range []string{"run_start", "tool_call_start", "tool_call_end"} {
+			next(want)
+		}
+		var waiting struct {
+			RunID     string
+			Approvals []struct{ CallID string }
+		}
+		if data := next("approval_required"); json.Unmarshal([]byte(data), &waiting) != nil || waiting.RunID == "" || len(waiting.Approvals) != 1 {
+			t.Fatalf("approval_required: %s", data)
+		}
+		select {
+		case a := <-answered:
+			t.Fatalf("the run answered before its approval: %d %s %v", a.code, a.body, a.err)
+		default:
+		}
+		return func(at *servedCmd) answer {
+			t.Helper()
+			path, decision := "/v1/runs/"+waiting.RunID+"/approvals", fmt.Sprintf(`{"decisions": [{"callId": %q, "approved": true}]}`, waiting.Approvals[0].CallID)
+			var code int
+			var body string
+			if at == nil {
+				code, body = read(true, http.MethodPost, path, decision)
+			} else {
+				code, body = at.do(t, http.MethodPost, path, decision, "Authorization", "Bearer "+token)
+			}
+			if code != http.StatusOK {
+				t.Fatalf("approving: %d %s", code, body)
+			}
+			next("tool_call_start")
+			next("tool_call_end")
+			next("run_end")
+			return <-answered
+		}
 	}
-	var waiting struct {
-		RunID     string
-		Approvals []struct{ CallID string }
-	}
-	if data := next("approval_required"); json.Unmarshal([]byte(data), &waiting) != nil || waiting.RunID == "" || len(waiting.Approvals) != 1 {
-		t.Fatalf("approval_required: %s", data)
-	}
-	select {
-	case a := <-answered:
-		t.Fatalf("the run answered before its approval: %d %s %v", a.code, a.body, a.err)
-	default:
-	}
-	if code, body := read(true, http.MethodPost, "/v1/runs/"+waiting.RunID+"/approvals",
-		fmt.Sprintf(`{"decisions": [{"callId": %q, "approved": true}]}`, waiting.Approvals[0].CallID)); code != http.StatusOK {
-		t.Fatalf("approving through nginx: %d %s", code, body)
-	}
-	next("tool_call_start")
-	next("tool_call_end")
-	next("run_end")
-	if a := <-answered; a.err != nil || a.code != http.StatusOK || !strings.Contains(a.body, `"success": true`) {
+	if a := run()(nil); a.err != nil || a.code != http.StatusOK || !strings.Contains(a.body, `"success": true`) {
 		t.Errorf("the run through nginx: %d %s %v", a.code, a.body, a.err)
+	}
+
+	// The board's replica stops gracefully (SIGTERM) while a run on it
+	// waits: its /healthz answers 503 at once, nginx sends /healthz to the
+	// other replica meanwhile, the run is approved and finishes, and the
+	// replica exits 0. nginx counts the 503 as a failure and leaves the
+	// replica out, so the approval goes to it directly: with a store the
+	// replicas share, it would go through nginx to the other.
+	home, other := a, b
+	if code, _ := a.do(t, http.MethodGet, "/v1/boards/"+board, "", "Authorization", "Bearer "+token); code == http.StatusNotFound {
+		home, other = b, a
+	}
+	approve := run()
+	home.cmd.Process.Signal(syscall.SIGTERM)
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		code, _ := home.do(t, http.MethodGet, "/healthz", "")
+		if code == http.StatusServiceUnavailable {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the replica's /healthz still answers %d 10 s after SIGTERM", code)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for range 4 {
+		if code, body := read(false, http.MethodGet, "/healthz", ""); code != http.StatusOK {
+			t.Errorf("GET /healthz through nginx while a replica shuts down: %d %s", code, body)
+		}
+	}
+	if a := approve(home); a.err != nil || a.code != http.StatusOK || !strings.Contains(a.body, `"success": true`) {
+		t.Errorf("the run on the replica shutting down: %d %s %v", a.code, a.body, a.err)
+	}
+	if code := home.wait(t, syscall.SIGTERM); code != 0 {
+		t.Errorf("the replica exited %d after SIGTERM, want 0:\n%s", code, home.stderr.String())
+	}
+	// The stream ended with the replica; with a store the replicas share,
+	// the client would resume it on the other with Last-Event-ID.
+	select {
+	case e, ok := <-events:
+		if ok {
+			t.Errorf("the stream went on after its replica stopped: event %s", e.name)
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("the stream did not end with its replica")
 	}
 	cancel()
 
-	// A replica stopped (SIGTERM: it exits 0) is left out: the other
-	// takes every request.
-	if code := b.stop(t, syscall.SIGTERM); code != 0 {
-		t.Errorf("the replica exited %d after SIGTERM, want 0:\n%s", code, b.stderr.String())
-	}
+	// With the replica gone, the other takes every request.
 	for range 4 {
 		if code, body := read(false, http.MethodGet, "/healthz", ""); code != http.StatusOK {
 			t.Errorf("GET /healthz through nginx with one replica stopped: %d %s", code, body)
 		}
+	}
+	if code, body := other.do(t, http.MethodGet, "/healthz", ""); code != http.StatusOK {
+		t.Errorf("the other replica: %d %s", code, body)
 	}
 }
 
