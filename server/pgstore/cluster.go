@@ -45,10 +45,9 @@ type Cluster struct {
 	id    string        // this replica's, in its channel's name
 	cfg   *pgx.ConnConfig
 
-	pid      atomic.Uint32 // the listening session's backend process id
-	listened chan struct{} // closed once the listener is up the first time
-	stop     context.CancelFunc
-	done     chan struct{}
+	pid  atomic.Uint32 // the listening session's backend process id
+	stop context.CancelFunc
+	done chan struct{}
 
 	mu        sync.Mutex
 	listeners map[int]func(string, uint64)
@@ -105,7 +104,7 @@ func (s *Store) Join(ctx context.Context, opts ClusterOptions) (*Cluster, error)
 	rand.Read(b[:])
 	lctx, stop := context.WithCancel(context.Background())
 	c := &Cluster{s: s, locks: locks, id: hex.EncodeToString(b[:]), cfg: s.pool.Config().ConnConfig.Copy(),
-		listened: make(chan struct{}), stop: stop, done: make(chan struct{}),
+		stop: stop, done: make(chan struct{}),
 		listeners: make(map[int]func(string, uint64)), waiters: make(map[int64]chan struct{}), held: make(map[*lock]bool)}
 	first := make(chan error, 1)
 	go c.listen(lctx, first)
@@ -134,9 +133,10 @@ func (c *Cluster) channel() string { return "codemode_r_" + c.id }
 func (c *Cluster) listen(ctx context.Context, first chan<- error) {
 	defer close(c.done)
 	pause := 100 * time.Millisecond
-	for attempt := 0; ; attempt++ {
-		err := c.listenOnce(ctx, attempt > 0, first)
-		if attempt == 0 && err != nil {
+	listened := false // once: after that, a lost session is made again
+	for {
+		err := c.listenOnce(ctx, &listened, first)
+		if !listened {
 			first <- err
 			return
 		}
@@ -154,7 +154,7 @@ func (c *Cluster) listen(ctx context.Context, first chan<- error) {
 
 // listenOnce connects, listens, and dispatches notifications until the
 // session fails or ctx ends.
-func (c *Cluster) listenOnce(ctx context.Context, again bool, first chan<- error) error {
+func (c *Cluster) listenOnce(ctx context.Context, listened *bool, first chan<- error) error {
 	conn, err := pgx.ConnectConfig(ctx, c.cfg)
 	if err != nil {
 		return c.s.connectError(err)
@@ -165,6 +165,8 @@ func (c *Cluster) listenOnce(ctx context.Context, again bool, first chan<- error
 	}
 	pid := conn.PgConn().PID()
 	c.pid.Store(pid)
+	again := *listened
+	*listened = true
 	if again {
 		// Runs this replica owns are its own still: under the new session.
 		c.s.pool.Exec(ctx, `UPDATE codemode_run_owners SET pid = $1 WHERE replica = $2`, int64(pid), c.id)
