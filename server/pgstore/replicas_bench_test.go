@@ -166,4 +166,3 @@ func countNotices(b *testing.B, url string) *atomic.Int64 {
 	})
 	return &n
 }
-
