@@ -116,6 +116,14 @@ func (h *hub) leave() uint64 {
 	return h.seq
 }
 
+// watched reports whether the hub has watchers, or may have some come back
+// to resume.
+func (h *hub) watched() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.subs) > 0 || !h.unwatched()
+}
+
 // behind reports whether a notice of the log at seq tells the hub of
 // events it has not delivered. h's own events (this replica's) are not.
 func (h *hub) behind(seq uint64) bool {

@@ -27,8 +27,13 @@ func (s *Server) lockCluster(ctx, wctx context.Context, lb *liveBoard, wait func
 	}
 	st := bl.State()
 	h := lb.hub
-	if err := s.syncHub(ctx, lb); err != nil {
-		s.log.Warn("server: reading a board's log failed; its watchers here are sent the board whole", "board", lb.id, "err", err)
+	if h.watched() {
+		// What other replicas logged since, for the watchers here (a
+		// notice may still be on its way); nobody watching, the hub just
+		// jumps to the log's seq (take).
+		if err := s.syncHub(ctx, lb); err != nil {
+			s.log.Warn("server: reading a board's log failed; its watchers here are sent the board whole", "board", lb.id, "err", err)
+		}
 	}
 	w := newAppender(bl, lb.id, s.log, s.storeTimeout)
 	newLog := h.take(w, st.LogState)

@@ -33,7 +33,12 @@ type Config struct {
 	// board is then run on by every target in turn. Without it each client
 	// has a board on every target. Store URLs imply it.
 	Shared bool
-	Runner string // "worker" or "inprocess" (in-process server and ServeBinary)
+	// ByBoard sends each client's runs to its board's server only, as a
+	// load balancer that routes by the board id in the path would (boards
+	// spread over the servers round-robin), instead of to each server in
+	// turn. For servers that share boards.
+	ByBoard bool
+	Runner  string // "worker" or "inprocess" (in-process server and ServeBinary)
 	// Store is "sqlite" or "memory" for the in-process server; with
 	// ServeBinary "sqlite" (each process its own --data) or a postgres://
 	// URL given to every process as --store.
@@ -144,6 +149,9 @@ func (c Config) Check() error {
 	}
 	if c.Shared && c.Targets() < 2 {
 		bad("--shared is for several servers (--url more than once, or --serve with --replicas)")
+	}
+	if c.ByBoard && !c.SharedBoards() {
+		bad("--by-board is for servers that share boards (--shared, or --serve with --store postgres://…)")
 	}
 	if c.Shared && c.ServeBinary != "" && !isStoreURL(c.Store) {
 		bad("--shared: the processes --serve starts keep their boards each in its own --data; to share boards, give them --store postgres://…")

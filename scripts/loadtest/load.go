@@ -189,6 +189,7 @@ type load struct {
 	cfg      Config
 	bases    []string // the targets' base URLs
 	shared   bool     // the targets serve the same boards
+	byBoard  bool     // a shared board's runs go to its home only
 	hc       *http.Client
 	codeJSON []byte
 	events   atomic.Int64 // SSE events the watchers read while measuring
@@ -382,8 +383,11 @@ func (c *client) run(ctx context.Context, from, end time.Time) {
 		target := (c.i + c.turn) % len(c.l.bases)
 		c.turn++
 		b := c.boards[0]
-		if !c.l.shared {
+		switch {
+		case !c.l.shared:
 			b = c.boards[target]
+		case c.l.byBoard:
+			target = b.home
 		}
 		if c.l.cfg.Reset > 0 && b.onBoard >= c.l.cfg.Reset {
 			err := c.deleteBoard(ctx, b)
@@ -499,6 +503,7 @@ func Run(ctx context.Context, cfg Config, logw io.Writer) (*Report, error) {
 		NumCPU:         runtime.NumCPU(),
 		GoVersion:      runtime.Version(),
 		SharedBoards:   cfg.SharedBoards(),
+		ByBoard:        cfg.ByBoard,
 	}
 	rep.Script = "built-in (10 calls: a frame, 6 stickies, 3 connectors)"
 	if cfg.ScriptFile != "" {
@@ -534,6 +539,7 @@ func Run(ctx context.Context, cfg Config, logw io.Writer) (*Report, error) {
 	l := &load{
 		cfg:      cfg,
 		shared:   cfg.SharedBoards(),
+		byBoard:  cfg.ByBoard,
 		codeJSON: codeJSON,
 		hc: &http.Client{Transport: &http.Transport{
 			MaxIdleConnsPerHost: cfg.Clients*(1+cfg.Watchers) + 8,

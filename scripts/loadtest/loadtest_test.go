@@ -553,6 +553,33 @@ func TestRoundRobinSharedBoards(t *testing.T) {
 	}
 }
 
+// --by-board: each shared board's runs all go to the server it was made on,
+// boards spread over the servers.
+func TestByBoard(t *testing.T) {
+	srv := newBoardServer(t)
+	a, b := serveCounted(t, srv), serveCounted(t, srv)
+	cfg := roundRobin(a.url, b.url)
+	cfg.Shared, cfg.ByBoard = true, true
+	cfg.Reset = 0
+	rep, err := Run(t.Context(), cfg, testWriter{t})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Errors != 0 || len(rep.BoardProblems) > 0 || !rep.ByBoard {
+		t.Fatalf("errors %v, board problems %q, by board %v", rep.ErrorKinds, rep.BoardProblems, rep.ByBoard)
+	}
+	_, boardsA := a.runs()
+	_, boardsB := b.runs()
+	if len(boardsA) == 0 || len(boardsB) == 0 || len(boardsA)+len(boardsB) != cfg.Clients {
+		t.Errorf("boards run on: %d through one address, %d through the other; want the %d spread over both", len(boardsA), len(boardsB), cfg.Clients)
+	}
+	for id := range boardsA {
+		if boardsB[id] > 0 {
+			t.Errorf("board %s was run on through both addresses", id)
+		}
+	}
+}
+
 // --shared over servers that do not share boards is the caller's mistake,
 // and the report shows it: the runs sent where the board is not are 404s.
 func TestSharedOverOwnBoardsFails(t *testing.T) {

@@ -25,7 +25,9 @@
 // all of them, its watchers on the others: what replicas sharing boards
 // must do. When they do not, each client has a board on each server and
 // its runs go to each of them in turn: the load is spread the same way, but
-// no board is shared. The report adds each server's runs, errors and CPU,
+// no board is shared. --by-board keeps each shared board's runs on the
+// server it was made on (boards spread over the servers), as a load
+// balancer that routes by the board id would. The report adds each server's runs, errors and CPU,
 // and sums RSS and CPU over all the processes it knows.
 //
 // It only talks to loopback addresses and stops on its own: the run lasts
@@ -128,6 +130,7 @@ Flags:
 		cfg.PIDs = append(cfg.PIDs, pid)
 		return nil
 	})
+	fs.BoolVar(&cfg.ByBoard, "by-board", false, "servers sharing boards: send a client's runs to its board's server only (as a load balancer routing by board id), not to each in turn")
 	fs.BoolVar(&cfg.Shared, "shared", false, "the --url servers serve the same boards (one store): each client's board is run on by all of them")
 	fs.StringVar(&cfg.ServeBinary, "serve", "", "start this codemode binary's serve command and load it")
 	fs.IntVar(&cfg.Replicas, "replicas", cfg.Replicas, "with --serve: how many serve processes to start, loaded round-robin")

@@ -21,6 +21,7 @@ type Report struct {
 	// (they serve the same boards) or each had boards of its own.
 	Targets      []TargetReport `json:"targets"`
 	SharedBoards bool           `json:"sharedBoards"`
+	ByBoard      bool           `json:"byBoard"` // a shared board's runs went to one server, not to each in turn
 	Script       string         `json:"script"`
 	SelfMeasured bool           `json:"selfMeasured"` // RSS and CPU are this process's, the clients' included
 	LoadAverage  string         `json:"loadAverage"`  // /proc/loadavg before the load
@@ -174,6 +175,8 @@ func (r *Report) WriteText(w io.Writer) {
 	what := "POST /v1/boards/{id}/" + c.Mode
 	boards := "each on its own board"
 	switch {
+	case several && r.SharedBoards && r.ByBoard:
+		boards = "each on its own board, run on by the server it was made on (boards spread over the servers), watched on the others"
 	case several && r.SharedBoards:
 		boards = "each on its own board, run on by every server in turn"
 	case several:
@@ -283,7 +286,9 @@ func (r *Report) WriteText(w io.Writer) {
 // took of it.
 func (r *Report) writeTargets(w io.Writer) {
 	ms := func(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d)/1e6) }
-	if r.SharedBoards {
+	if r.SharedBoards && r.ByBoard {
+		fmt.Fprintf(w, "targets:   %d servers sharing boards, by board: a client's board is made on one, round-robin, and its runs go there\n", len(r.Targets))
+	} else if r.SharedBoards {
 		fmt.Fprintf(w, "targets:   %d servers sharing boards, round-robin: a client's board is made on one and its runs go to each in turn\n", len(r.Targets))
 	} else {
 		fmt.Fprintf(w, "targets:   %d servers, each with boards of its own, round-robin: a client's runs go to each in turn, on its board there\n", len(r.Targets))

@@ -545,3 +545,38 @@ func TestCheckFilePrefersTheDirectory(t *testing.T) {
 		t.Errorf("checkSaveDir of a fresh directory: %v", err)
 	}
 }
+
+// TestUnmarshalStored: a document MarshalJSON wrote reads back as the same
+// board as UnmarshalJSON reads it, and a board that is not valid is refused
+// with the strict decoder's error.
+func TestUnmarshalStored(t *testing.T) {
+	h := sample(t)
+	doc, err := h.board.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	strict, stored := NewBoard(), NewBoard()
+	if err := strict.UnmarshalJSON(doc); err != nil {
+		t.Fatal(err)
+	}
+	if err := stored.UnmarshalStored(doc); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(strict.Objects(), stored.Objects()); diff != "" || len(stored.Objects()) == 0 {
+		t.Errorf("UnmarshalStored vs UnmarshalJSON (-strict +stored):\n%s", diff)
+	}
+	if !bytes.Equal(strict.SVG(), stored.SVG()) || !bytes.Equal(strict.SVG(), h.board.SVG()) {
+		t.Error("the boards draw differently")
+	}
+	for _, bad := range []string{
+		`{"objects":[{"id":"s","type":"sticky","x":0,"y":0,"width":0,"height":1}]}`,
+		`{"objects":[{"id":"c","type":"connector","from":"x","to":"y"}]}`,
+		`{"objects":[`,
+		``,
+	} {
+		e1, e2 := NewBoard().UnmarshalJSON([]byte(bad)), NewBoard().UnmarshalStored([]byte(bad))
+		if fmt.Sprint(e1) != fmt.Sprint(e2) {
+			t.Errorf("%s: UnmarshalStored said %v, UnmarshalJSON %v", bad, e2, e1)
+		}
+	}
+}
