@@ -162,6 +162,14 @@ func (a *approvals) wait(ctx context.Context, runID string, reqs []engine.Approv
 	return out, nil
 }
 
+// has reports whether the run is this server's and has sets of calls
+// parked (decided or not).
+func (a *approvals) has(runID string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.runs[runID]) > 0
+}
+
 // pending returns the run's undecided requests, in the order they were
 // asked; false if it has none.
 func (a *approvals) pending(runID string) ([]engine.ApprovalRequest, bool) {

@@ -14,31 +14,64 @@ import (
 const maxReasonChars = 1000
 
 // handleGetApprovals lists a run's calls waiting for a decision, so that a
-// client that joined after approval_required went out can still answer.
+// client that joined after approval_required went out can still answer. A
+// run of another replica of the cluster is answered by that replica.
 func (s *Server) handleGetApprovals(w http.ResponseWriter, r *http.Request, runID string) *httpError {
-	reqs, ok := s.approvals.pending(runID)
-	if !ok {
-		return notFound("run %s has no calls waiting for approval", quoteID(runID))
+	answer, herr := s.pendingApprovals(runID)
+	if herr != nil && !s.approvals.has(runID) {
+		if done, ferr := s.forwardApprovals(w, r, runID, nil); done {
+			return ferr
+		}
 	}
-	writeJSON(w, http.StatusOK, struct {
-		RunID     string                   `json:"runId"`
-		Approvals []engine.ApprovalRequest `json:"approvals"`
-	}{runID, reqs})
+	if herr != nil {
+		return herr
+	}
+	writeJSON(w, http.StatusOK, answer)
 	return nil
 }
 
-// handlePostApprovals decides some or all of a run's waiting calls.
+// pendingApprovals is GET /v1/runs/{runId}/approvals's answer, from this
+// replica's runs.
+func (s *Server) pendingApprovals(runID string) (any, *httpError) {
+	reqs, ok := s.approvals.pending(runID)
+	if !ok {
+		return nil, notFound("run %s has no calls waiting for approval", quoteID(runID))
+	}
+	return struct {
+		RunID     string                   `json:"runId"`
+		Approvals []engine.ApprovalRequest `json:"approvals"`
+	}{runID, reqs}, nil
+}
+
+// handlePostApprovals decides some or all of a run's waiting calls. A run
+// of another replica of the cluster is decided by that replica.
 func (s *Server) handlePostApprovals(w http.ResponseWriter, r *http.Request, runID string) *httpError {
 	data, herr := s.readJSONBody(w, r)
 	if herr != nil {
 		return herr
 	}
+	if !s.approvals.has(runID) {
+		if done, ferr := s.forwardApprovals(w, r, runID, data); done {
+			return ferr
+		}
+	}
+	answer, herr := s.decideApprovals(runID, data)
+	if herr != nil {
+		return herr
+	}
+	writeJSON(w, http.StatusOK, answer)
+	return nil
+}
+
+// decideApprovals is POST /v1/runs/{runId}/approvals's answer, for a run
+// of this replica's.
+func (s *Server) decideApprovals(runID string, data []byte) (any, *httpError) {
 	var body struct {
 		Decisions []decision `json:"decisions"`
 	}
 	p := strictjson.Decode(data, &body)
 	if p.Broken() { // not JSON of the right shape at all: nothing to look up a run for
-		return badRequest("%v", p.Err())
+		return nil, badRequest("%v", p.Err())
 	}
 	{
 		if !p.Given("decisions") {
@@ -68,17 +101,16 @@ func (s *Server) handlePostApprovals(w http.ResponseWriter, r *http.Request, run
 	}
 	pending, more, err := s.approvals.decide(runID, body.Decisions, p.Len() > 0)
 	if err != nil {
-		return notFound("run %s has no calls waiting for approval", quoteID(runID))
+		return nil, notFound("run %s has no calls waiting for approval", quoteID(runID))
 	}
 	if problems = append(problems, more...); len(problems) > 0 {
-		return badRequest("%s", strings.Join(problems, "; "))
+		return nil, badRequest("%s", strings.Join(problems, "; "))
 	}
 	if pending == nil {
 		pending = []string{}
 	}
-	writeJSON(w, http.StatusOK, struct {
+	return struct {
 		RunID   string   `json:"runId"`
 		Pending []string `json:"pending"`
-	}{runID, pending})
-	return nil
+	}{runID, pending}, nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/codemode-dev/codemode/tools/whiteboard"
 )
@@ -37,6 +38,10 @@ type liveBoard struct {
 	size  int               // the length of its document: what it weighs, roughly
 
 	deleted bool // guarded by lock
+
+	// stale: in a cluster, another replica changed the board since it was
+	// loaded here (Server.refresh loads it again).
+	stale atomic.Bool
 
 	// Guarded by the registry's mu:
 	refs    int           // handlers and runs using it
@@ -86,10 +91,19 @@ func (g *registry) acquire(ctx context.Context, id string) (*liveBoard, *httpErr
 		g.release(lb)
 		return nil, unavailable("board %s: gave up waiting for it to load", quoteID(id))
 	}
+	if lb.loadErr == nil && g.s.cluster != nil && lb.stale.Load() {
+		if herr := g.s.refresh(lb); herr != nil {
+			g.release(lb)
+			return nil, herr
+		}
+	}
 	if lb.loadErr != nil {
 		g.release(lb)
 		if errors.Is(lb.loadErr, ErrNotFound) {
 			return nil, notFound("no board %s", quoteID(id))
+		}
+		if errors.Is(lb.loadErr, ErrUnavailable) {
+			return nil, unavailable("board %s: the board store cannot be reached now: try again shortly", quoteID(id))
 		}
 		return nil, internal(fmt.Errorf("loading board %s: %w", quoteID(id), lb.loadErr))
 	}
@@ -162,6 +176,27 @@ func (g *registry) evict() {
 		delete(g.boards, lb.id)
 		lb.hub.close()
 	}
+}
+
+// peek returns the live board id if it is in memory, without using it.
+func (g *registry) peek(id string) *liveBoard {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if lb := g.boards[id]; lb != nil && lb.loadErr == nil {
+		return lb
+	}
+	return nil
+}
+
+// all returns the live boards in memory.
+func (g *registry) all() []*liveBoard {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	out := make([]*liveBoard, 0, len(g.boards))
+	for _, lb := range g.boards {
+		out = append(out, lb)
+	}
+	return out
 }
 
 // forget removes a deleted board, so that a board made later with its id

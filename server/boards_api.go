@@ -150,6 +150,9 @@ func newBoardID() string {
 // server's fault, not the client's.
 func (s *Server) storeFailed(what string, err error) *httpError {
 	s.log.Error("server: store failed", "what", what, "err", err)
+	if errors.Is(err, ErrUnavailable) {
+		return unavailable("%s: the board store cannot be reached now: try again shortly", what)
+	}
 	return internal(errors.New(what + ": the board store failed; the server's log has the details"))
 }
 

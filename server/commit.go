@@ -84,18 +84,33 @@ func (s *Server) lockForRun(ctx context.Context, lb *liveBoard, spec *runSpec) (
 func (s *Server) lockBoard(ctx context.Context, lb *liveBoard, wait time.Duration) (func(), *httpError) {
 	wctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
+	gaveUp := func() *httpError {
+		if errors.Is(context.Cause(ctx), errShutdownCause) {
+			return unavailable("the server is shutting down: board %s was still busy with the changes before this one", quoteID(lb.id))
+		}
+		if ctx.Err() != nil {
+			return unavailable("canceled while waiting for board %s: the client went away", quoteID(lb.id))
+		}
+		return unavailable("board %s is busy: the runs before this one did not finish within %v", quoteID(lb.id), wait)
+	}
 	select {
 	case lb.lock <- struct{}{}:
 	case <-wctx.Done():
-		if errors.Is(context.Cause(ctx), errShutdownCause) {
-			return nil, unavailable("the server is shutting down: board %s was still busy with the changes before this one", quoteID(lb.id))
-		}
-		if ctx.Err() != nil {
-			return nil, unavailable("canceled while waiting for board %s: the client went away", quoteID(lb.id))
-		}
-		return nil, unavailable("board %s is busy: the runs before this one did not finish within %v", quoteID(lb.id), wait)
+		return nil, gaveUp()
 	}
 	unlock := func() { <-lb.lock }
+	if s.cluster != nil && !lb.deleted {
+		unlockCluster, herr := s.lockCluster(ctx, wctx, lb, gaveUp)
+		if herr != nil {
+			unlock()
+			return nil, herr
+		}
+		unlockHere := unlock
+		unlock = func() {
+			unlockCluster()
+			unlockHere()
+		}
+	}
 	if lb.deleted {
 		unlock()
 		return nil, notFound("no board %s: it was deleted", quoteID(lb.id))
@@ -154,6 +169,8 @@ func commitFailed(id string, err error) *httpError {
 		return conflict("%s: board %s changed since the run started (another server committed to it first); run it again on the board as it is now", lost, quoteID(id))
 	case errors.Is(err, ErrNotFound):
 		return notFound("%s: board %s was deleted while the run ran", lost, quoteID(id))
+	case errors.Is(err, ErrUnavailable):
+		return unavailable("%s: the board store cannot be reached now: run it again shortly", lost)
 	}
 	return internal(fmt.Errorf("%s: the board store failed; the server's log has the details", lost))
 }

@@ -41,6 +41,14 @@ type hub struct {
 	left    time.Time         // when the last watcher left; zero: never watched, or watched now
 	drawn   *drawing          // the board as last drawn for a `board` event
 	fade    *time.Timer       // lets ring and drawn go resumeGrace after the last watcher left
+
+	// In a cluster (s.cluster set), also guarded by mu: epoch and seq are
+	// the board's log's (hubcluster.go) once logged.
+	writer  *appender // this replica holds the board's lock: it publishes, appending to the log
+	logged  bool      // epoch and seq have been read from the log
+	settled uint64    // the log's Settled as last read or left
+	syncing bool      // a catch-up with the log is under way (syncLater)
+	again   bool      // another is wanted after it
 }
 
 func newHub(s *Server, id string) *hub {
@@ -58,19 +66,39 @@ func (h *hub) publish(typ string, build func() []byte) { h.publishSeen(typ, buil
 // publishSeen is publish; seen, if set, is called with the event's seq
 // under the hub's lock (an approval_required event is announced so: see
 // subscribe).
+//
+// In a cluster, only the replica that holds the board's lock publishes (its
+// runs and changes), and every event is made, whoever watches where: it
+// goes to the board's log too, for the watchers of other replicas. An
+// event that comes after the change that made it let the board go (a call
+// that outlived its run) has no place in the log and is not sent: the
+// change sends the board whole instead (runSink.boardChanged).
 func (h *hub) publishSeen(typ string, build func() []byte, seen func(seq uint64)) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.s.cluster != nil && h.writer == nil {
+		return
+	}
 	h.seq++
 	if seen != nil {
 		seen(h.seq)
 	}
-	if h.unwatched() {
+	if h.writer == nil && h.unwatched() {
 		h.letGo()
 		return
 	}
-	f := frame(h.eventID(h.seq), typ, build())
-	h.ring = append(h.ring, kept{h.seq, f})
+	data := build()
+	h.deliver(h.seq, typ, data)
+	if h.writer != nil {
+		h.writer.add(LoggedEvent{Seq: h.seq, Type: typ, Data: data})
+	}
+}
+
+// deliver keeps event seq in the ring and sends it to every watcher. h.mu is
+// held.
+func (h *hub) deliver(seq uint64, typ string, data []byte) {
+	f := frame(h.eventID(seq), typ, data)
+	h.ring = append(h.ring, kept{seq, f})
 	h.bytes += len(f)
 	for len(h.ring) > ringSize || (h.bytes > h.s.ringBytes && len(h.ring) > 1) {
 		h.bytes -= len(h.ring[0].frame)
@@ -282,6 +310,12 @@ func (h *hub) subscribe(lastID string, state func() (BoardState, *whiteboard.Boa
 	d := h.drawingOf(st, b)
 	id := h.eventID(h.seq)
 	pending := h.pending(h.seq)
+	if replay, ok := h.sinceSettled(); ok {
+		// The committed board of a cluster's log, and the events after
+		// the seq it holds every change of: those of a run under way on
+		// another replica, its approval_required events among them.
+		id, pending = h.eventID(h.settled), replay
+	}
 	h.mu.Unlock()
 	added := false
 	defer func() {
@@ -343,7 +377,15 @@ func (h *hub) end(typ string, data []byte) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.seq++
-	f := frame(h.eventID(h.seq), typ, data)
+	if h.writer != nil {
+		h.writer.add(LoggedEvent{Seq: h.seq, Type: typ, Data: data})
+	}
+	h.endAt(h.seq, typ, data)
+}
+
+// endAt is end's with the event's seq given. h.mu is held.
+func (h *hub) endAt(seq uint64, typ string, data []byte) {
+	f := frame(h.eventID(seq), typ, data)
 	h.last = f
 	for q := range h.subs {
 		q.push(f)

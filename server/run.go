@@ -239,6 +239,12 @@ func (s *Server) park(k *runSink) (resume func()) {
 // to return, so the run may end before its last wait has resumed it: it is
 // resumed here, and parks no more.
 func (s *Server) endRunOf(k *runSink) {
+	k.mu.Lock()
+	if k.owned != nil {
+		k.owned()
+		k.owned = nil
+	}
+	k.mu.Unlock()
 	s.mu.Lock()
 	k.ended = true
 	if k.parked {

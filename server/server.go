@@ -92,6 +92,13 @@ type Options struct {
 	// Observer, if set, gets every event of every run too (e.g. an
 	// OpenTelemetry observer).
 	Observer engine.Observer
+	// Cluster makes the server one replica of several sharing Store's
+	// boards (NewMemoryCluster, server/pgstore): runs on a board are
+	// serialised across them, watchers on every replica see every run,
+	// and a run's approvals are decided on any. nil: the server is the
+	// store's only user. The server does not close it: its owner does,
+	// after Shutdown.
+	Cluster Cluster
 }
 
 // Defaults of Options.
@@ -126,6 +133,13 @@ type Server struct {
 
 	boards    *registry
 	approvals *approvals
+
+	// cluster is Options.Cluster (nil: alone); stopListen ends its
+	// notices, and syncs counts the catch-ups with its logs under way
+	// (syncLater), for Shutdown.
+	cluster    Cluster
+	stopListen func()
+	syncs      sync.WaitGroup
 
 	maxBoardCount int // Options.MaxBoards
 	// creating is held by the board creation under way: counting the
@@ -179,6 +193,7 @@ func New(opts Options) (*Server, error) {
 	}
 	s := &Server{
 		store:            opts.Store,
+		cluster:          opts.Cluster,
 		log:              opts.Logger,
 		web:              web.Handler(),
 		token:            opts.Token,
@@ -253,6 +268,10 @@ func New(opts Options) (*Server, error) {
 	s.eng = eng
 	s.boards = newRegistry(s)
 	s.base, s.cancelBase = context.WithCancelCause(context.Background())
+	if s.cluster != nil {
+		s.cluster.Serve(s.serveForwarded)
+		s.stopListen = s.cluster.Listen(s.noticed)
+	}
 	return s, nil
 }
 
@@ -403,6 +422,10 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.cancelRuns()
 	if first {
 		close(s.done)
+		if s.stopListen != nil {
+			s.stopListen()
+		}
 	}
+	s.syncs.Wait()
 	return err
 }

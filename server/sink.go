@@ -47,6 +47,10 @@ type runSink struct {
 	parked bool
 	ended  bool
 
+	// owned lets go of the run's ownership in the cluster (Server.ownRun);
+	// guarded by mu.
+	owned func()
+
 	// asked gets a token when the run asks for approvals, for a JSON
 	// answer's handler: it then sends its headers with the run's id at
 	// once (answerRun). nil for a stream.
@@ -250,6 +254,7 @@ func (s *Server) observe(ctx context.Context, ev engine.Event) {
 			boardID = k.board.id
 		}
 		s.approvals.open(boardID, ev)
+		s.ownRun(k)
 	}
 	k.observe(ev)
 }

@@ -88,4 +88,8 @@ var (
 	ErrConflict      = errors.New("the board changed since the run started")
 	ErrNothingToUndo = errors.New("nothing to undo")
 	ErrNothingToRedo = errors.New("nothing to redo")
+	// ErrUnavailable: the store cannot be reached now (its database is
+	// down or restarting); the request is answered 503, to be tried again.
+	// A store wraps its connection failures with it.
+	ErrUnavailable = errors.New("the board store is unavailable")
 )

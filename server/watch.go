@@ -28,6 +28,11 @@ func (s *Server) handleBoardEvents(w http.ResponseWriter, r *http.Request, id st
 		return herr
 	}
 	defer s.unwatch()
+	if s.cluster != nil {
+		if herr := s.watchFromCluster(r.Context(), lb); herr != nil {
+			return herr
+		}
+	}
 	q, herr := lb.hub.subscribe(r.Header.Get("Last-Event-ID"), lb.committed)
 	if herr != nil {
 		return herr

@@ -104,12 +104,13 @@ func serve(sigs <-chan os.Signal, stop func(), args []string, getenv func(string
 		earlier []error
 		where   string // where the boards are, for messages
 		store   server.Store
+		cluster server.Cluster // the replicas sharing a PostgreSQL store; nil on SQLite
 		unlock  = func() {}
 	)
 	ln, err := listen(addr)
 	earlier = append(earlier, err)
 	if err == nil {
-		where, store, unlock, err = o.openStore(getenv, plan)
+		where, store, cluster, unlock, err = o.openStore(getenv, plan)
 		earlier = append(earlier, err)
 	}
 	defer unlock() // after the store is closed (deferred below)
@@ -119,12 +120,18 @@ func serve(sigs <-chan os.Signal, stop func(), args []string, getenv func(string
 		if ln != nil {
 			ln.Close()
 		}
+		if cluster != nil {
+			cluster.Close()
+		}
 		if store != nil {
 			store.Close()
 		}
 		return fail(stderr, exitUsage, "serve: %v", err)
 	}
 	defer store.Close()
+	if cluster != nil {
+		defer cluster.Close() // before the store's (defers run last first)
+	}
 
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	opts := server.Options{
@@ -137,6 +144,7 @@ func serve(sigs <-chan os.Signal, stop func(), args []string, getenv func(string
 		MaxBodyBytes: int64(o.maxBody),
 		MaxRuns:      int(o.maxRuns),
 		Logger:       logger,
+		Cluster:      cluster,
 	}
 	if s.pool != nil { // not a nil *worker.Pool in the interface
 		opts.Runner = s.pool
@@ -200,6 +208,11 @@ func serve(sigs <-chan os.Signal, stop func(), args []string, getenv func(string
 	defer cancel()
 	if err := hs.Shutdown(connCtx); err != nil {
 		hs.Close()
+	}
+	if cluster != nil {
+		// After the runs: the boards they held were unlocked as they ended,
+		// so the other replicas are handed nothing half-done.
+		cluster.Close()
 	}
 	if err := store.Close(); err != nil {
 		fmt.Fprintf(stderr, "codemode: serve: closing the boards in %s: %v\n", where, err)
@@ -374,17 +387,18 @@ func (o *options) storePlan(getenv func(string) string) (storePlan, error) {
 	return p, nil
 }
 
-// openStore opens the store of the plan: PostgreSQL, or the data
-// directory's SQLite file. where says where the boards are, for the ready
-// line (never the password); unlock releases what the store holds, after
-// the store is closed.
-func (o *options) openStore(getenv func(string) string, plan storePlan) (where string, store server.Store, unlock func(), err error) {
+// openStore opens the store of the plan: PostgreSQL, joining the cluster
+// of the replicas that share it, or the data directory's SQLite file
+// (cluster nil). where says where the boards are, for the ready line (never
+// the password); unlock releases what the store holds, after the store is
+// closed.
+func (o *options) openStore(getenv func(string) string, plan storePlan) (where string, store server.Store, cluster server.Cluster, unlock func(), err error) {
 	if plan.url == "" {
 		dir, s, unlock, err := o.openData(getenv)
 		if err != nil {
-			return "", nil, unlock, err
+			return "", nil, nil, unlock, err
 		}
-		return filepath.Join(dir, storeFile), s, unlock, nil
+		return filepath.Join(dir, storeFile), s, nil, unlock, nil
 	}
 	// No lock: replicas share the database on purpose; each write checks
 	// its board's version there.
@@ -392,9 +406,14 @@ func (o *options) openStore(getenv func(string) string, plan storePlan) (where s
 	defer cancel()
 	s, err := pgstore.Open(ctx, plan.url, pgstore.Options{})
 	if err != nil {
-		return "", nil, func() {}, fmt.Errorf("%s: %s", plan.from, strings.TrimPrefix(err.Error(), "pgstore: "))
+		return "", nil, nil, func() {}, fmt.Errorf("%s: %s", plan.from, strings.TrimPrefix(err.Error(), "pgstore: "))
 	}
-	return "PostgreSQL at " + s.Location(), s, func() {}, nil
+	c, err := s.Join(ctx, pgstore.ClusterOptions{})
+	if err != nil {
+		s.Close()
+		return "", nil, nil, func() {}, fmt.Errorf("%s: %s", plan.from, strings.TrimPrefix(err.Error(), "pgstore: "))
+	}
+	return "PostgreSQL at " + s.Location(), s, c, func() {}, nil
 }
 
 // openData makes the data directory if missing, takes its lock (one

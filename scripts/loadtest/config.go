@@ -21,11 +21,23 @@ type Config struct {
 	Watchers       int           // SSE subscribers per board
 	RequestTimeout time.Duration // a request taking longer is an error
 
-	URL         string // a running server (loopback only); "" = start one
-	PID         int    // with URL: the server's process, for RSS and CPU
-	ServeBinary string // start this binary's serve command ("" = in-process server)
-	Runner      string // "worker" or "inprocess" (in-process server and ServeBinary)
-	Store       string // "sqlite" or "memory" (in-process server)
+	// URLs are running servers (loopback only), loaded round-robin; none
+	// = start one. PIDs are their processes, for RSS and CPU: none, or one
+	// per URL in the same order.
+	URLs        []string
+	PIDs        []int
+	ServeBinary string   // start this binary's serve command ("" = in-process server)
+	Replicas    int      // with ServeBinary: how many serve processes to start
+	ServeArgs   []string // with ServeBinary: more arguments for every serve process
+	// Shared says the targets serve the same boards (one store): a client's
+	// board is then run on by every target in turn. Without it each client
+	// has a board on every target. Store URLs imply it.
+	Shared bool
+	Runner string // "worker" or "inprocess" (in-process server and ServeBinary)
+	// Store is "sqlite" or "memory" for the in-process server; with
+	// ServeBinary "sqlite" (each process its own --data) or a postgres://
+	// URL given to every process as --store.
+	Store       string
 	MaxWorkers  int    // worker processes running scripts at once (in-process server; 0 = the pool's default)
 	WarmWorkers int    // idle worker processes the pool keeps (in-process server; 0 = the pool's default)
 	CPUProfile  string // write this process's CPU profile over the measured time here
@@ -42,6 +54,7 @@ func DefaultConfig() Config {
 		Mode:           "execute",
 		Reset:          50,
 		RequestTimeout: 10 * time.Second,
+		Replicas:       1,
 		Runner:         "worker",
 		Store:          "sqlite",
 	}
@@ -54,6 +67,7 @@ const (
 	maxWarmup   = time.Minute
 	maxWatchers = 10
 	maxTimeout  = time.Minute
+	maxTargets  = 16
 	// setupBound bounds starting the server and creating the boards, and
 	// again stopping it.
 	setupBound = time.Minute
@@ -96,25 +110,56 @@ func (c Config) Check() error {
 	if c.RequestTimeout < 100*time.Millisecond || c.RequestTimeout > maxTimeout {
 		bad("--request-timeout %v: want 100ms to %v", c.RequestTimeout, maxTimeout)
 	}
-	if c.URL != "" {
-		if err := checkLoopbackURL(c.URL); err != nil {
-			bad("--url %s: %v", c.URL, err)
-		}
-		if c.ServeBinary != "" {
-			bad("--url and --serve exclude each other: load a running server or start one")
+	for _, u := range c.URLs {
+		if err := checkLoopbackURL(u); err != nil {
+			bad("--url %s: %v", u, err)
 		}
 	}
-	if c.PID < 0 || (c.PID > 0 && c.URL == "") {
-		bad("--pid %d: give it with --url, the id of the server's process", c.PID)
+	if len(c.URLs) > maxTargets {
+		bad("--url given %d times: want at most %d servers", len(c.URLs), maxTargets)
+	}
+	if len(c.URLs) > 0 && c.ServeBinary != "" {
+		bad("--url and --serve exclude each other: load running servers or start them")
+	}
+	for _, pid := range c.PIDs {
+		if pid <= 0 {
+			bad("--pid %d: want the id of a server's process", pid)
+		}
+	}
+	if len(c.PIDs) > 0 && len(c.PIDs) != len(c.URLs) {
+		if len(c.URLs) == 0 {
+			bad("--pid is for --url: the id of the process serving it")
+		} else {
+			bad("--pid given %d times for %d --url: give none, or one per --url in the same order", len(c.PIDs), len(c.URLs))
+		}
+	}
+	if c.Replicas < 1 || c.Replicas > maxTargets {
+		bad("--replicas %d: want 1 to %d", c.Replicas, maxTargets)
+	}
+	if c.Replicas > 1 && c.ServeBinary == "" {
+		bad("--replicas is for --serve: how many serve processes to start")
+	}
+	if len(c.ServeArgs) > 0 && c.ServeBinary == "" {
+		bad("--serve-arg is for --serve: an argument for every serve process")
+	}
+	if c.Shared && c.Targets() < 2 {
+		bad("--shared is for several servers (--url more than once, or --serve with --replicas)")
+	}
+	if c.Shared && c.ServeBinary != "" && !isStoreURL(c.Store) {
+		bad("--shared: the processes --serve starts keep their boards each in its own --data; to share boards, give them --store postgres://…")
 	}
 	if c.Runner != "worker" && c.Runner != "inprocess" {
 		bad("--runner %q: want worker or inprocess", c.Runner)
 	}
-	if c.Store != "sqlite" && c.Store != "memory" {
-		bad("--store %q: want sqlite or memory", c.Store)
-	}
-	if c.Store != "sqlite" && (c.URL != "" || c.ServeBinary != "") {
-		bad("--store %s is for the in-process server (codemode serve keeps boards in SQLite)", c.Store)
+	switch {
+	case isStoreURL(c.Store):
+		if c.ServeBinary == "" {
+			bad("--store %s is for --serve: the URL every serve process is given as --store", redactURL(c.Store))
+		}
+	case c.Store != "sqlite" && c.Store != "memory":
+		bad("--store %q: want sqlite or memory (in-process server), or a postgres:// URL (with --serve)", c.Store)
+	case c.Store != "sqlite" && (len(c.URLs) > 0 || c.ServeBinary != ""):
+		bad("--store %s is for the in-process server (codemode serve keeps boards in SQLite, or in the store of a postgres:// URL)", c.Store)
 	}
 	if c.MaxWorkers < 0 || c.MaxWorkers > 256 {
 		bad("--max-workers %d: want 1 to 256, or 0 for the pool's default", c.MaxWorkers)
@@ -122,10 +167,43 @@ func (c Config) Check() error {
 	if c.WarmWorkers < 0 || c.WarmWorkers > 256 {
 		bad("--warm-workers %d: want 1 to 256, or 0 for the pool's default", c.WarmWorkers)
 	}
-	if (c.MaxWorkers != 0 || c.WarmWorkers != 0) && (c.URL != "" || c.ServeBinary != "" || c.Runner != "worker") {
+	if (c.MaxWorkers != 0 || c.WarmWorkers != 0) && (len(c.URLs) > 0 || c.ServeBinary != "" || c.Runner != "worker") {
 		bad("--max-workers and --warm-workers are for the in-process server with --runner worker")
 	}
 	return errors.Join(errs...)
+}
+
+// Targets is how many servers the load goes to.
+func (c Config) Targets() int {
+	switch {
+	case len(c.URLs) > 0:
+		return len(c.URLs)
+	case c.ServeBinary != "":
+		return max(c.Replicas, 1)
+	}
+	return 1
+}
+
+// SharedBoards reports whether the targets serve the same boards: said
+// with --shared, or implied by a store URL that every started process is
+// given.
+func (c Config) SharedBoards() bool {
+	return c.Targets() > 1 && (c.Shared || c.ServeBinary != "" && isStoreURL(c.Store))
+}
+
+// isStoreURL reports whether --store names a database rather than a kind.
+func isStoreURL(s string) bool {
+	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
+}
+
+// redactURL is a store URL with its password replaced, for messages and
+// the report.
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "(a store URL that does not parse)"
+	}
+	return u.Redacted()
 }
 
 // checkLoopbackURL accepts an http(s) URL of this machine only: a loopback IP

@@ -156,29 +156,39 @@ func cut(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// client is one simulated user: its board, its requests, its numbers.
+// client is one simulated user: its boards, its requests, its numbers.
 type client struct {
-	l       *load
-	i       int
-	board   string
-	onBoard int  // successful runs on the current board
-	unknown bool // a request on the current board ended without an answer: its count is unknown
-	n       int  // runs started, over all boards (the script's input.run)
+	l *load
+	i int
+	// boards is the client's board, or, when the targets do not share
+	// boards, its board on each target (boards[t] on target t).
+	boards []*board
+	turn   int // runs sent: the next goes to target (i+turn) mod the number of targets
+	n      int // runs started, over all boards (the script's input.run)
 
-	lat    []time.Duration // measured requests
-	errors map[string]int
+	lat    [][]time.Duration // measured requests, by the target they went to
+	errors []map[string]int  // failed measured requests by kind, by target
 	sample map[string]string
 	resets int
 	// warmupErrors counts failed requests before the measured window.
 	warmupErrors int
-	stopW        func()        // stops the current board's watchers
-	wdone        chan struct{} // closed when the current board's watchers have all ended
+}
+
+// board is one of a client's boards.
+type board struct {
+	home    int // the target it is made, deleted and (unshared) run on
+	id      string
+	onBoard int           // successful runs on it
+	unknown bool          // a request on it ended without an answer: its count is unknown
+	stopW   func()        // stops its watchers
+	wdone   chan struct{} // closed when its watchers have all ended
 }
 
 // load is one run of the generator.
 type load struct {
 	cfg      Config
-	base     string
+	bases    []string // the targets' base URLs
+	shared   bool     // the targets serve the same boards
 	hc       *http.Client
 	codeJSON []byte
 	events   atomic.Int64 // SSE events the watchers read while measuring
@@ -188,12 +198,12 @@ type load struct {
 	werrs    map[string]int // watcher errors
 }
 
-func (l *load) request(ctx context.Context, method, path string, body []byte) (int, []byte, error) {
+func (l *load) request(ctx context.Context, target int, method, path string, body []byte) (int, []byte, error) {
 	var r io.Reader
 	if body != nil {
 		r = bytes.NewReader(body)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, l.base+path, r)
+	req, err := http.NewRequestWithContext(ctx, method, l.bases[target]+path, r)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -210,35 +220,58 @@ func (l *load) request(ctx context.Context, method, path string, body []byte) (i
 	return resp.StatusCode, b, err
 }
 
-// newBoard creates the client's board (and starts its watchers).
-func (c *client) newBoard(ctx context.Context) error {
+// newClient makes client i with its boards, not yet created.
+func (l *load) newClient(i int) *client {
+	c := &client{l: l, i: i, lat: make([][]time.Duration, len(l.bases)), errors: make([]map[string]int, len(l.bases))}
+	if l.shared {
+		c.boards = []*board{{home: i % len(l.bases)}}
+	} else {
+		for t := range l.bases {
+			c.boards = append(c.boards, &board{home: t})
+		}
+	}
+	return c
+}
+
+// watcherTarget is where the w-th watcher of board b subscribes: on its
+// own target, or, when boards are shared, on the targets after it, so that
+// the events it reads come from runs on every target.
+func (l *load) watcherTarget(b *board, w int) int {
+	if !l.shared {
+		return b.home
+	}
+	return (b.home + 1 + w) % len(l.bases)
+}
+
+// newBoard creates board b on its target (and starts its watchers).
+func (c *client) newBoard(ctx context.Context, b *board) error {
 	rctx, cancel := context.WithTimeout(ctx, c.l.cfg.RequestTimeout)
 	defer cancel()
-	status, body, err := c.l.request(rctx, http.MethodPost, "/v1/boards", []byte(`{"name":"load `+strconv.Itoa(c.i)+`"}`))
+	status, body, err := c.l.request(rctx, b.home, http.MethodPost, "/v1/boards", []byte(`{"name":"load `+strconv.Itoa(c.i)+`"}`))
 	if err != nil {
 		return fmt.Errorf("creating a board: %v", err)
 	}
-	var b struct {
+	var made struct {
 		ID string `json:"id"`
 	}
-	if status != http.StatusCreated || json.Unmarshal(body, &b) != nil || b.ID == "" {
+	if status != http.StatusCreated || json.Unmarshal(body, &made) != nil || made.ID == "" {
 		return fmt.Errorf("creating a board: HTTP %d: %s", status, cut(string(body), 300))
 	}
-	c.board, c.onBoard, c.unknown = b.ID, 0, false
+	b.id, b.onBoard, b.unknown = made.ID, 0, false
 	if c.l.cfg.Watchers > 0 {
 		wctx, stop := context.WithCancel(ctx)
-		c.stopW = stop
+		b.stopW = stop
 		ready := make(chan struct{}, c.l.cfg.Watchers)
 		var these sync.WaitGroup
-		for range c.l.cfg.Watchers {
+		for w := range c.l.cfg.Watchers {
 			these.Add(1)
 			c.l.watchers.Go(func() {
 				defer these.Done()
-				c.l.watch(wctx, b.ID, ready)
+				c.l.watch(wctx, c.l.watcherTarget(b, w), made.ID, ready)
 			})
 		}
 		done := make(chan struct{})
-		c.wdone = done
+		b.wdone = done
 		go func() { these.Wait(); close(done) }()
 		// The runs start once every watcher has its first event (the
 		// board), so that watchers see every run from the first.
@@ -248,7 +281,7 @@ func (c *client) newBoard(ctx context.Context) error {
 			select {
 			case <-ready:
 			case <-timeout.C:
-				return fmt.Errorf("board %s: its watchers had no event within %v", b.ID, c.l.cfg.RequestTimeout)
+				return fmt.Errorf("board %s: its watchers had no event within %v", made.ID, c.l.cfg.RequestTimeout)
 			case <-ctx.Done():
 				return ctx.Err()
 			}
@@ -257,23 +290,23 @@ func (c *client) newBoard(ctx context.Context) error {
 	return nil
 }
 
-// deleteBoard deletes the client's board; its watchers see board_deleted.
-func (c *client) deleteBoard(ctx context.Context) error {
+// deleteBoard deletes board b on its target; its watchers see board_deleted.
+func (c *client) deleteBoard(ctx context.Context, b *board) error {
 	rctx, cancel := context.WithTimeout(ctx, c.l.cfg.RequestTimeout)
 	defer cancel()
-	status, body, err := c.l.request(rctx, http.MethodDelete, "/v1/boards/"+c.board, nil)
-	if c.stopW != nil {
+	status, body, err := c.l.request(rctx, b.home, http.MethodDelete, "/v1/boards/"+b.id, nil)
+	if b.stopW != nil {
 		// The watchers read on to board_deleted, so that the last runs'
 		// events are counted (a watcher behind by a run or two would
 		// otherwise be cut off before it read them); not past the timeout.
 		if err == nil && status == http.StatusNoContent {
 			select {
-			case <-c.wdone:
+			case <-b.wdone:
 			case <-rctx.Done():
 			}
 		}
-		c.stopW()
-		c.stopW = nil
+		b.stopW()
+		b.stopW = nil
 	}
 	if err != nil {
 		return fmt.Errorf("deleting a board: %v", err)
@@ -284,10 +317,10 @@ func (c *client) deleteBoard(ctx context.Context) error {
 	return nil
 }
 
-// watch subscribes to a board's events and reads them until the board is
-// deleted or ctx ends. It signals ready once, at the first event (or when
-// it gives up).
-func (l *load) watch(ctx context.Context, board string, ready chan<- struct{}) {
+// watch subscribes to a board's events on a target and reads them until
+// the board is deleted or ctx ends. It signals ready once, at the first
+// event (or when it gives up).
+func (l *load) watch(ctx context.Context, target int, board string, ready chan<- struct{}) {
 	signalled := false
 	signal := func() {
 		if !signalled {
@@ -296,7 +329,7 @@ func (l *load) watch(ctx context.Context, board string, ready chan<- struct{}) {
 		}
 	}
 	defer signal()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, l.base+"/v1/boards/"+board+"/events", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, l.bases[target]+"/v1/boards/"+board+"/events", nil)
 	if err != nil {
 		l.watchError("request", err)
 		return
@@ -342,23 +375,29 @@ func (l *load) watchError(kind string, err error) {
 	l.werrs[kind]++
 }
 
-// run makes the client's requests until end; those that start at or after
-// from are measured.
+// run makes the client's requests until end, each run to the next target
+// in turn; those that start at or after from are measured.
 func (c *client) run(ctx context.Context, from, end time.Time) {
 	for ctx.Err() == nil && time.Now().Before(end) {
-		if c.l.cfg.Reset > 0 && c.onBoard >= c.l.cfg.Reset {
-			err := c.deleteBoard(ctx)
+		target := (c.i + c.turn) % len(c.l.bases)
+		c.turn++
+		b := c.boards[0]
+		if !c.l.shared {
+			b = c.boards[target]
+		}
+		if c.l.cfg.Reset > 0 && b.onBoard >= c.l.cfg.Reset {
+			err := c.deleteBoard(ctx, b)
 			if err == nil {
-				err = c.newBoard(ctx)
+				err = c.newBoard(ctx, b)
 			}
 			if err != nil {
-				c.fail(outcome{kind: "board reset", message: err.Error()}, true)
+				c.fail(outcome{kind: "board reset", message: err.Error()}, b.home)
 				return
 			}
 			c.resets++
 		}
 		var body []byte
-		path := "/v1/boards/" + c.board + "/" + c.l.cfg.Mode
+		path := "/v1/boards/" + b.id + "/" + c.l.cfg.Mode
 		if c.l.cfg.Mode == "batch" {
 			body = batchBody(c.n)
 		} else {
@@ -367,7 +406,7 @@ func (c *client) run(ctx context.Context, from, end time.Time) {
 		c.n++
 		rctx, cancel := context.WithTimeout(ctx, c.l.cfg.RequestTimeout)
 		start := time.Now()
-		status, answer, err := c.l.request(rctx, http.MethodPost, path, body)
+		status, answer, err := c.l.request(rctx, target, http.MethodPost, path, body)
 		took := time.Since(start)
 		cancel()
 		measured := !start.Before(from)
@@ -380,11 +419,11 @@ func (c *client) run(ctx context.Context, from, end time.Time) {
 			if errors.Is(err, context.DeadlineExceeded) {
 				o.kind = "request timeout"
 			}
-			c.unknown = true
+			b.unknown = true
 		} else {
 			o = classify(c.l.cfg.Mode, status, answer)
 			if o.ok {
-				c.onBoard++
+				b.onBoard++
 			}
 		}
 		if !measured {
@@ -393,49 +432,58 @@ func (c *client) run(ctx context.Context, from, end time.Time) {
 			}
 			continue
 		}
-		c.lat = append(c.lat, took)
+		c.lat[target] = append(c.lat[target], took)
 		if !o.ok {
-			c.fail(o, false)
+			c.fail(o, target)
 		}
 	}
 }
 
-func (c *client) fail(o outcome, setup bool) {
-	if c.errors == nil {
-		c.errors, c.sample = map[string]int{}, map[string]string{}
+// fail counts a measured failure on a target.
+func (c *client) fail(o outcome, target int) {
+	if c.errors[target] == nil {
+		c.errors[target] = map[string]int{}
 	}
-	c.errors[o.kind]++
+	if c.sample == nil {
+		c.sample = map[string]string{}
+	}
+	c.errors[target][o.kind]++
 	if _, ok := c.sample[o.kind]; !ok {
 		c.sample[o.kind] = o.message
 	}
 }
 
-// checkBoard compares the client's board with the runs it committed: each
-// successful run of the built-in script or batch adds ten objects, a failed
-// one none. It returns "" when they agree or the count is unknown.
-func (c *client) checkBoard(ctx context.Context) (checked bool, problem string) {
-	if c.unknown || c.l.cfg.Script != "" || c.board == "" {
+// checkBoard compares board b with the runs it committed: each successful
+// run of the built-in script or batch adds ten objects, a failed one none.
+// A shared board is read through another target than the one it was made
+// on. It returns "" when they agree or the count is unknown.
+func (c *client) checkBoard(ctx context.Context, b *board) (checked bool, problem string) {
+	if b.unknown || c.l.cfg.Script != "" || b.id == "" {
 		return false, ""
+	}
+	target := b.home
+	if c.l.shared {
+		target = (b.home + 1) % len(c.l.bases)
 	}
 	rctx, cancel := context.WithTimeout(ctx, c.l.cfg.RequestTimeout)
 	defer cancel()
-	status, body, err := c.l.request(rctx, http.MethodGet, "/v1/boards/"+c.board, nil)
+	status, body, err := c.l.request(rctx, target, http.MethodGet, "/v1/boards/"+b.id, nil)
 	if err != nil {
-		return true, fmt.Sprintf("board %s: %v", c.board, err)
+		return true, fmt.Sprintf("board %s: %v", b.id, err)
 	}
-	var b struct {
+	var got struct {
 		Objects []json.RawMessage `json:"objects"`
 	}
-	if status != http.StatusOK || json.Unmarshal(body, &b) != nil {
-		return true, fmt.Sprintf("board %s: HTTP %d: %s", c.board, status, cut(string(body), 200))
+	if status != http.StatusOK || json.Unmarshal(body, &got) != nil {
+		return true, fmt.Sprintf("board %s: HTTP %d: %s", b.id, status, cut(string(body), 200))
 	}
-	if want := c.onBoard * objectsPerRun; len(b.Objects) != want {
-		return true, fmt.Sprintf("board %s has %d objects; its %d successful runs made %d", c.board, len(b.Objects), c.onBoard, want)
+	if want := b.onBoard * objectsPerRun; len(got.Objects) != want {
+		return true, fmt.Sprintf("board %s has %d objects; its %d successful runs made %d", b.id, len(got.Objects), b.onBoard, want)
 	}
 	return true, ""
 }
 
-// Run starts or finds the server, creates the boards, runs the load and
+// Run starts or finds the servers, creates the boards, runs the load and
 // stops what it started. The report is returned with an error too when the
 // load ran; an error without a report means it could not run.
 func Run(ctx context.Context, cfg Config, logw io.Writer) (*Report, error) {
@@ -450,24 +498,33 @@ func Run(ctx context.Context, cfg Config, logw io.Writer) (*Report, error) {
 		LoadAverage:    loadAverage(),
 		NumCPU:         runtime.NumCPU(),
 		GoVersion:      runtime.Version(),
+		SharedBoards:   cfg.SharedBoards(),
 	}
 	rep.Script = "built-in (10 calls: a frame, 6 stickies, 3 connectors)"
 	if cfg.ScriptFile != "" {
 		rep.Script = cfg.ScriptFile
 	}
-	t, err := startTarget(ctx, cfg, logw)
+	ts, err := startTargets(ctx, cfg, logw)
 	if err != nil {
 		return nil, err
 	}
-	rep.Target = t.desc
-	rep.SelfMeasured = t.self
+	rep.Target = ts[0].desc
+	rep.SelfMeasured = ts[0].self
+	var pids []int
+	for _, t := range ts {
+		rep.Targets = append(rep.Targets, TargetReport{Desc: t.desc, URL: t.base, PID: t.pid})
+		if t.pid > 0 {
+			pids = append(pids, t.pid)
+		}
+	}
 	defer func() {
 		sctx, scancel := context.WithTimeout(context.WithoutCancel(ctx), setupBound)
 		defer scancel()
-		if serr := t.stop(sctx); serr != nil {
-			fmt.Fprintf(logw, "loadtest: stopping the server: %v\n", serr)
+		if serr := stopTargets(sctx, ts); serr != nil {
+			fmt.Fprintf(logw, "loadtest: stopping the servers: %v\n", serr)
 		}
 	}()
+	started := ts[0].started // the in-process server's, the only one
 
 	code := cfg.Script
 	if code == "" {
@@ -476,26 +533,36 @@ func Run(ctx context.Context, cfg Config, logw io.Writer) (*Report, error) {
 	codeJSON, _ := json.Marshal(code)
 	l := &load{
 		cfg:      cfg,
-		base:     t.base,
+		shared:   cfg.SharedBoards(),
 		codeJSON: codeJSON,
 		hc: &http.Client{Transport: &http.Transport{
 			MaxIdleConnsPerHost: cfg.Clients*(1+cfg.Watchers) + 8,
 			IdleConnTimeout:     time.Minute,
 		}},
 	}
+	for _, t := range ts {
+		l.bases = append(l.bases, t.base)
+	}
 	defer l.hc.CloseIdleConnections()
 
 	clients := make([]*client, cfg.Clients)
 	for i := range clients {
-		clients[i] = &client{l: l, i: i}
-		if err := clients[i].newBoard(ctx); err != nil {
-			stopWatchers(clients, l)
-			return nil, fmt.Errorf("before the load: %v", err)
+		clients[i] = l.newClient(i)
+		for _, b := range clients[i].boards {
+			if err := clients[i].newBoard(ctx, b); err != nil {
+				stopWatchers(clients, l)
+				return nil, fmt.Errorf("before the load: %s: %v", ts[b.home].base, err)
+			}
 		}
 	}
 	defer stopWatchers(clients, l)
 
-	sampler := newSampler(t.pid)
+	// Every process known is sampled: the sums are the report's, when
+	// all of them are known; each one's CPU is its target's.
+	sampler := newSampler(pids)
+	if len(pids) != len(ts) {
+		sampler = newSampler(nil)
+	}
 	rep.RSSIdle = sampler.now()
 
 	t0 := time.Now()
@@ -512,9 +579,10 @@ func Run(ctx context.Context, cfg Config, logw io.Writer) (*Report, error) {
 	}
 	l.counting.Store(true)
 	startSample := sampler.now()
+	startEach := sampleEach(ts)
 	startedBefore := 0
-	if t.started != nil {
-		startedBefore = t.started()
+	if started != nil {
+		startedBefore = started()
 	}
 	selfStart, _ := sampleProc(os.Getpid())
 	busyStart, stealStart, machineOK := machineCPU()
@@ -537,12 +605,13 @@ func Run(ctx context.Context, cfg Config, logw io.Writer) (*Report, error) {
 		pprof.StopCPUProfile()
 	}
 	endSample := sampler.now()
+	endEach := sampleEach(ts)
 	selfEnd, _ := sampleProc(os.Getpid())
 	busyEnd, stealEnd, _ := machineCPU()
 	peak, series := stopSampling()
 	rep.RSSTimeline, rep.WorkerRSSTimeline = timeline(series, from, time.Now())
-	if t.started != nil {
-		rep.WorkersStarted = t.started() - startedBefore
+	if started != nil {
+		rep.WorkersStarted = started() - startedBefore
 	}
 
 	rep.Window = window
@@ -554,7 +623,14 @@ func Run(ctx context.Context, cfg Config, logw io.Writer) (*Report, error) {
 		rep.ServerCPU = endSample.CPU - startSample.CPU
 		rep.WorkerCPU = endSample.ChildCPU - startSample.ChildCPU
 	}
-	if !t.self && selfStart.CPU > 0 {
+	for i := range rep.Targets {
+		if s, e := startEach[i], endEach[i]; s != nil && e != nil {
+			rep.Targets[i].ServerCPU = e.CPU - s.CPU
+			rep.Targets[i].WorkerCPU = e.ChildCPU - s.ChildCPU
+			rep.Targets[i].RSSEnd = e.RSS
+		}
+	}
+	if !rep.SelfMeasured && selfStart.CPU > 0 {
 		rep.ClientCPU = selfEnd.CPU - selfStart.CPU
 	}
 	if machineOK {
@@ -566,12 +642,14 @@ func Run(ctx context.Context, cfg Config, logw io.Writer) (*Report, error) {
 
 	// Every board holds what its successful runs made, no more, no less.
 	for _, c := range clients {
-		checked, problem := c.checkBoard(ctx)
-		if checked {
-			rep.BoardsChecked++
-		}
-		if problem != "" {
-			rep.BoardProblems = append(rep.BoardProblems, problem)
+		for _, b := range c.boards {
+			checked, problem := c.checkBoard(ctx, b)
+			if checked {
+				rep.BoardsChecked++
+			}
+			if problem != "" {
+				rep.BoardProblems = append(rep.BoardProblems, problem)
+			}
 		}
 	}
 	l.werrMu.Lock()
@@ -583,12 +661,31 @@ func Run(ctx context.Context, cfg Config, logw io.Writer) (*Report, error) {
 	return rep, nil
 }
 
-// stopWatchers ends the watchers of every client and waits for them.
+// sampleEach samples each target's process (nil where it is not known, or
+// is this one: the in-process server's numbers are the report's own).
+func sampleEach(ts []*target) []*procSample {
+	out := make([]*procSample, len(ts))
+	for i, t := range ts {
+		if t.pid > 0 && !t.self {
+			if s, err := sampleProc(t.pid); err == nil {
+				out[i] = &s
+			}
+		}
+	}
+	return out
+}
+
+// stopWatchers ends the watchers of every board and waits for them.
 func stopWatchers(clients []*client, l *load) {
 	for _, c := range clients {
-		if c != nil && c.stopW != nil {
-			c.stopW()
-			c.stopW = nil
+		if c == nil {
+			continue
+		}
+		for _, b := range c.boards {
+			if b.stopW != nil {
+				b.stopW()
+				b.stopW = nil
+			}
 		}
 	}
 	l.watchers.Wait()

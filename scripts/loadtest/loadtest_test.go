@@ -4,15 +4,20 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/codemode-dev/codemode/server"
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
 )
@@ -20,8 +25,29 @@ import (
 // TestMain checks for leaked goroutines. (The binary is also the in-process
 // server's worker: package worker's init makes it one.)
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(int) {
+		if dir := binaryDir.Load(); dir != nil {
+			os.RemoveAll(*dir)
+		}
+	}))
 }
+
+// codemodeBinary builds ./cmd/codemode once for the tests that start its
+// serve command; TestMain removes it.
+var codemodeBinary = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "loadtest-codemode-")
+	if err != nil {
+		return "", err
+	}
+	binaryDir.Store(&dir)
+	bin := filepath.Join(dir, "codemode")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/codemode").CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return bin, nil
+})
+
+var binaryDir atomic.Pointer[string]
 
 // short is a small load against the in-process server.
 func short(mode string) Config {
@@ -141,7 +167,7 @@ func TestStuckServerIsBounded(t *testing.T) {
 	defer ts.Close()
 	defer close(release)
 	cfg := short("execute")
-	cfg.URL = ts.URL
+	cfg.URLs = []string{ts.URL}
 	cfg.Clients = 2
 	cfg.Warmup = 0
 	cfg.Duration = 300 * time.Millisecond
@@ -219,6 +245,40 @@ func TestFlags(t *testing.T) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
 		}
 	}
+	stderr.Reset()
+	code = cli(t.Context(), []string{"--url", "http://127.0.0.1:1", "--url", "http://127.0.0.1:2", "--pid", "7", "--replicas", "2", "--serve-arg", "--max-runs=9", "--store", "postgres://u:secret@db/x"}, &stderr, &stderr)
+	if code != 2 {
+		t.Errorf("exit %d, want 2", code)
+	}
+	for _, want := range []string{
+		"--pid given 1 times for 2 --url: give none, or one per --url in the same order",
+		"--replicas is for --serve",
+		"--serve-arg is for --serve",
+		"--store postgres://u:xxxxx@db/x is for --serve",
+	} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+		}
+	}
+	if strings.Contains(stderr.String(), "secret") {
+		t.Errorf("stderr shows the store's password:\n%s", stderr.String())
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--url", "http://127.0.0.1:1", "--shared"}, "--shared is for several servers"},
+		{[]string{"--serve", "./codemode", "--replicas", "2", "--shared"}, "--shared: the processes --serve starts keep their boards each in its own --data"},
+		{[]string{"--serve", "./codemode", "--replicas", "17"}, "--replicas 17: want 1 to 16"},
+		{[]string{"--pid", "5"}, "--pid is for --url"},
+		{[]string{"--pid", "x"}, `invalid value "x" for flag -pid: want a process id`},
+		{[]string{"--store", "mysql://x"}, `--store "mysql://x": want sqlite or memory (in-process server), or a postgres:// URL (with --serve)`},
+	} {
+		stderr.Reset()
+		if code := cli(t.Context(), tt.args, &stderr, &stderr); code != 2 || !strings.Contains(stderr.String(), tt.want) {
+			t.Errorf("%q: exit %d, stderr %s; want 2 and %q", tt.args, code, stderr.String(), tt.want)
+		}
+	}
 	for _, u := range []string{"http://example.com", "http://[::2]:1", "http://127.0.0.1:1/v1", "ftp://127.0.0.1", "http://0.0.0.0:80"} {
 		if checkLoopbackURL(u) == nil {
 			t.Errorf("%s accepted", u)
@@ -261,10 +321,9 @@ func TestLoadServeSubprocess(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds ./cmd/codemode")
 	}
-	bin := filepath.Join(t.TempDir(), "codemode")
-	build := exec.Command("go", "build", "-o", bin, "../../cmd/codemode")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	bin, err := codemodeBinary()
+	if err != nil {
+		t.Fatal(err)
 	}
 	cfg := short("execute")
 	cfg.Clients = 3
@@ -281,6 +340,236 @@ func TestLoadServeSubprocess(t *testing.T) {
 	}
 	if rep.RSSEnd != nil && rep.RSSEnd.Children == 0 {
 		t.Errorf("no worker processes under the server: %+v", rep.RSSEnd)
+	}
+}
+
+// --serve with --replicas 2: two serve processes, each with its own data
+// directory, loaded round-robin (each client has a board on each); the
+// report has each one's runs and CPU, and sums their RSS and CPU.
+func TestLoadServeReplicas(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds ./cmd/codemode")
+	}
+	bin, err := codemodeBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := short("execute")
+	cfg.Clients = 3
+	cfg.ServeBinary = bin
+	cfg.Replicas = 2
+	cfg.ServeArgs = []string{"--max-runs", "32"}
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	rep, err := Run(ctx, cfg, testWriter{t})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sane(t, rep, 2*cfg.Clients)
+	if len(rep.Targets) != 2 || rep.SharedBoards {
+		t.Fatalf("targets %d, shared %v: want 2 with boards of their own", len(rep.Targets), rep.SharedBoards)
+	}
+	var cpu time.Duration
+	for i, tr := range rep.Targets {
+		if tr.Runs == 0 || tr.PID == 0 || tr.ServerCPU <= 0 || tr.RSSEnd <= 0 || !strings.Contains(tr.Desc, "also --max-runs 32") {
+			t.Errorf("server #%d: %+v; want runs, its process, CPU and RSS, its --serve-arg", i+1, tr)
+		}
+		cpu += tr.ServerCPU
+	}
+	if rep.Targets[0].PID == rep.Targets[1].PID || rep.Targets[0].URL == rep.Targets[1].URL {
+		t.Errorf("one process for both targets: %+v", rep.Targets)
+	}
+	// The sums come from samples of their own, a little apart in time.
+	if d := rep.ServerCPU - cpu; d > cpu/5+50*time.Millisecond || -d > cpu/5+50*time.Millisecond {
+		t.Errorf("server CPU %v, the servers' own summed %v: want about the same", rep.ServerCPU, cpu)
+	}
+	if rep.RSSEnd.RSS < rep.Targets[0].RSSEnd || rep.RSSEnd.RSS < rep.Targets[1].RSSEnd {
+		t.Errorf("RSS at the end %d: want the sum of the servers' %d and %d", rep.RSSEnd.RSS, rep.Targets[0].RSSEnd, rep.Targets[1].RSSEnd)
+	}
+}
+
+// A started server's arguments: its own data directory, or the store URL
+// instead; the runner; then every --serve-arg, in order.
+func TestServeArgs(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.ServeBinary = "./codemode"
+	cfg.ServeArgs = []string{"--max-runs", "200", "--token=abcdefghijklmnop"}
+	got := serveArgs(cfg, "/tmp/d")
+	want := []string{"serve", "--addr", "127.0.0.1:0", "--data", "/tmp/d", "--runner", "worker", "--max-runs", "200", "--token=abcdefghijklmnop"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("sqlite: -want +got\n%s", diff)
+	}
+	cfg.Store = "postgres://codemode@127.0.0.1:5432/codemode"
+	cfg.ServeArgs = nil
+	cfg.Runner = "inprocess"
+	got = serveArgs(cfg, "")
+	want = []string{"serve", "--addr", "127.0.0.1:0", "--store", "postgres://codemode@127.0.0.1:5432/codemode", "--runner", "inprocess"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("store URL: -want +got\n%s", diff)
+	}
+	cfg.Replicas = 3
+	if !cfg.SharedBoards() || cfg.Check() != nil {
+		t.Errorf("3 replicas on one store URL: shared %v, check %v; want shared and valid", cfg.SharedBoards(), cfg.Check())
+	}
+}
+
+// counted is a server under test that counts the runs it is sent, by
+// board.
+type counted struct {
+	url string
+	mu  sync.Mutex
+	n   map[string]int // execute and batch requests by board id
+}
+
+func (c *counted) runs() (total int, boards map[string]int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, n := range c.n {
+		total += n
+	}
+	return total, maps.Clone(c.n)
+}
+
+// serveCounted serves h on a loopback port of its own, counting the runs.
+func serveCounted(t *testing.T, h http.Handler) *counted {
+	c := &counted{n: map[string]int{}}
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p, ok := strings.CutPrefix(r.URL.Path, "/v1/boards/"); ok && r.Method == http.MethodPost {
+			if id, op, ok := strings.Cut(p, "/"); ok && (op == "execute" || op == "batch") {
+				c.mu.Lock()
+				c.n[id]++
+				c.mu.Unlock()
+			}
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	c.url = ts.URL
+	return c
+}
+
+// newBoardServer is a server.New with boards of its own, in memory, runs
+// in this process; the test's end shuts it down.
+func newBoardServer(t *testing.T) *server.Server {
+	srv, err := server.New(server.Options{Store: server.NewMemoryStore()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+	})
+	return srv
+}
+
+// roundRobin is a short load on the given servers.
+func roundRobin(urls ...string) Config {
+	cfg := short("batch")
+	cfg.URLs = urls
+	cfg.Warmup = 0 // every request is measured, so the servers' counts are the report's
+	cfg.Duration = time.Second
+	cfg.Watchers = 1
+	return cfg
+}
+
+// Two servers with boards of their own: each client has a board on each,
+// its runs alternate between them, and the report's count for each server
+// is what that server was sent.
+func TestRoundRobinOwnBoards(t *testing.T) {
+	a, b := serveCounted(t, newBoardServer(t)), serveCounted(t, newBoardServer(t))
+	cfg := roundRobin(a.url, b.url)
+	rep, err := Run(t.Context(), cfg, testWriter{t})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Errors != 0 || len(rep.WatchErrors) > 0 || rep.SharedBoards {
+		t.Fatalf("errors %v, watcher errors %v, shared %v", rep.ErrorKinds, rep.WatchErrors, rep.SharedBoards)
+	}
+	if rep.BoardsChecked != 2*cfg.Clients || len(rep.BoardProblems) > 0 {
+		t.Errorf("boards checked %d, want a board per client on each server (%d); problems %q", rep.BoardsChecked, 2*cfg.Clients, rep.BoardProblems)
+	}
+	na, boardsA := a.runs()
+	nb, boardsB := b.runs()
+	got := []int{rep.Targets[0].Runs, rep.Targets[1].Runs}
+	if diff := cmp.Diff([]int{na, nb}, got); diff != "" || na+nb != rep.Runs {
+		t.Errorf("runs by server, as they counted them (-) and as reported (+):\n%s(total %d)", diff, rep.Runs)
+	}
+	// Each client alternates: the two counts differ by at most one run a
+	// client.
+	if d := na - nb; d > cfg.Clients || -d > cfg.Clients || na == 0 {
+		t.Errorf("runs %d and %d: not round-robin over %d clients", na, nb, cfg.Clients)
+	}
+	for id := range boardsA {
+		if boardsB[id] > 0 {
+			t.Errorf("board %s was run on at both servers, which do not share it", id)
+		}
+	}
+	var text bytes.Buffer
+	rep.WriteText(&text)
+	for _, want := range []string{"targets:   2 servers, each with boards of its own", "#1 the server at " + a.url, "#2 the server at " + b.url,
+		"each with a board on every server"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("the report lacks %q:\n%s", want, text.String())
+		}
+	}
+	t.Logf("\n%s", text.String())
+}
+
+// One server reached at two addresses is two targets that truly share
+// boards: with --shared each client's board is run on through both, its
+// watcher on the other address sees every run, and the board holds them.
+func TestRoundRobinSharedBoards(t *testing.T) {
+	srv := newBoardServer(t)
+	a, b := serveCounted(t, srv), serveCounted(t, srv)
+	cfg := roundRobin(a.url, b.url)
+	cfg.Shared = true
+	cfg.Reset = 0 // each client keeps its board, so that its runs on it are many
+	rep, err := Run(t.Context(), cfg, testWriter{t})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Errors != 0 || len(rep.WatchErrors) > 0 || !rep.SharedBoards {
+		t.Fatalf("errors %v, watcher errors %v, shared %v", rep.ErrorKinds, rep.WatchErrors, rep.SharedBoards)
+	}
+	if rep.BoardsChecked != cfg.Clients || len(rep.BoardProblems) > 0 {
+		t.Errorf("boards checked %d, want one per client (%d); problems %q", rep.BoardsChecked, cfg.Clients, rep.BoardProblems)
+	}
+	na, boardsA := a.runs()
+	nb, boardsB := b.runs()
+	if na+nb != rep.Runs || rep.Targets[0].Runs != na || rep.Targets[1].Runs != nb {
+		t.Errorf("servers counted %d and %d runs, the report %d and %d of %d", na, nb, rep.Targets[0].Runs, rep.Targets[1].Runs, rep.Runs)
+	}
+	if len(boardsA) != cfg.Clients {
+		t.Errorf("runs on %d boards, want %d", len(boardsA), cfg.Clients)
+	}
+	for id, n := range boardsA {
+		if m := boardsB[id]; m == 0 || n-m > 1 || m-n > 1 {
+			t.Errorf("board %s: %d runs through one address, %d through the other; want each in turn", id, n, m)
+		}
+	}
+	if want := int64(rep.Runs-cfg.Clients) * 22; rep.Events < want {
+		t.Errorf("watchers read %d events for %d runs: want at least %d", rep.Events, rep.Runs, want)
+	}
+}
+
+// --shared over servers that do not share boards is the caller's mistake,
+// and the report shows it: the runs sent where the board is not are 404s.
+func TestSharedOverOwnBoardsFails(t *testing.T) {
+	a, b := serveCounted(t, newBoardServer(t)), serveCounted(t, newBoardServer(t))
+	cfg := roundRobin(a.url, b.url)
+	cfg.Shared = true
+	cfg.Watchers = 0
+	cfg.Duration = 300 * time.Millisecond
+	rep, err := Run(t.Context(), cfg, testWriter{t})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Client i's board is on server i mod 2; half its runs go to the other.
+	for i, tr := range rep.Targets {
+		if tr.Runs == 0 || tr.Errors == 0 || tr.Errors >= tr.Runs || tr.ErrorKinds["HTTP 404 bad_request"] != tr.Errors {
+			t.Errorf("server #%d: %d runs, %d errors %v; want some 404s for the boards it does not have, and successes", i+1, tr.Runs, tr.Errors, tr.ErrorKinds)
+		}
 	}
 }
 

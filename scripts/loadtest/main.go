@@ -5,7 +5,7 @@
 // reports runs per second, the latency distribution, errors by kind, and the
 // server's memory (RSS) and CPU time.
 //
-// It measures one of three servers:
+// It measures one of three servers, or several of the last two:
 //
 //	go run ./scripts/loadtest                      a server in this process (server.New), boards in SQLite in a temporary directory
 //	go run ./scripts/loadtest --serve ./codemode   ./codemode serve started here on 127.0.0.1:0 with a temporary --data
@@ -14,6 +14,19 @@
 // In the first mode the RSS and CPU reported are those of this process, the
 // clients' included; the second separates the server (and its worker
 // processes) from the clients, and is what docs/benchmarks.md reports.
+//
+// Several servers — replicas behind what would be a load balancer — are
+// loaded round-robin: --url and --pid may be given once per server (the
+// n-th --pid is the n-th --url's process), or --serve starts --replicas N
+// processes, each with its own temporary --data, or all with one
+// --store postgres://… (then they share boards). Each client sends its runs
+// to each server in turn. When the servers share boards (--shared, implied
+// by a store URL) a client has one board, made on one server and run on by
+// all of them, its watchers on the others: what replicas sharing boards
+// must do. When they do not, each client has a board on each server and
+// its runs go to each of them in turn: the load is spread the same way, but
+// no board is shared. The report adds each server's runs, errors and CPU,
+// and sums RSS and CPU over all the processes it knows.
 //
 // It only talks to loopback addresses and stops on its own: the run lasts
 // --warmup plus --duration, and a hard limit ends everything (a server it
@@ -30,6 +43,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 )
 
@@ -82,8 +96,13 @@ latency percentiles, errors by kind, and the server's RSS and CPU time.
 
 Server (one of):
   (default)      a server in this process, on 127.0.0.1:0 (--store, --runner)
-  --serve BIN    start "BIN serve --addr 127.0.0.1:0 --data TMPDIR --runner R"
-  --url URL      a running server at a loopback URL (--pid PID for its RSS/CPU)
+  --serve BIN    start "BIN serve --addr 127.0.0.1:0 --data TMPDIR --runner R";
+                 --replicas N starts N of them, --store postgres://... gives
+                 them "--store URL" instead of --data (they share boards),
+                 --serve-arg ARG adds ARG to every one (repeatable)
+  --url URL      a running server at a loopback URL (--pid PID for its RSS/CPU);
+                 repeat both for several servers, loaded round-robin (--shared
+                 when they serve the same boards)
 
 Flags:
 `)
@@ -97,11 +116,27 @@ Flags:
 	fs.IntVar(&cfg.Reset, "reset", cfg.Reset, "replace a client's board with a new empty one every N runs (0: never), so that boards stay small")
 	fs.IntVar(&cfg.Watchers, "watchers", cfg.Watchers, "SSE subscribers (GET .../events) per board, reading every event")
 	fs.DurationVar(&cfg.RequestTimeout, "request-timeout", cfg.RequestTimeout, "the longest a request may take before it counts as an error")
-	fs.StringVar(&cfg.URL, "url", "", "load a running server at this loopback URL instead of starting one")
-	fs.IntVar(&cfg.PID, "pid", 0, "with --url: the server's process id, for its RSS and CPU time")
+	fs.Func("url", "load a running server at this loopback URL instead of starting one; repeatable: the servers are loaded round-robin", func(v string) error {
+		cfg.URLs = append(cfg.URLs, v)
+		return nil
+	})
+	fs.Func("pid", "with --url: the server's process id, for its RSS and CPU time; repeatable: the n-th is the n-th --url's", func(v string) error {
+		pid, err := strconv.Atoi(v)
+		if err != nil {
+			return errors.New("want a process id")
+		}
+		cfg.PIDs = append(cfg.PIDs, pid)
+		return nil
+	})
+	fs.BoolVar(&cfg.Shared, "shared", false, "the --url servers serve the same boards (one store): each client's board is run on by all of them")
 	fs.StringVar(&cfg.ServeBinary, "serve", "", "start this codemode binary's serve command and load it")
+	fs.IntVar(&cfg.Replicas, "replicas", cfg.Replicas, "with --serve: how many serve processes to start, loaded round-robin")
+	fs.Func("serve-arg", "with --serve: an argument added to every serve command (repeatable, in order)", func(v string) error {
+		cfg.ServeArgs = append(cfg.ServeArgs, v)
+		return nil
+	})
 	fs.StringVar(&cfg.Runner, "runner", cfg.Runner, "in-process server and --serve: worker or inprocess")
-	fs.StringVar(&cfg.Store, "store", cfg.Store, "in-process server: sqlite (in a temporary directory) or memory")
+	fs.StringVar(&cfg.Store, "store", cfg.Store, "in-process server: sqlite (in a temporary directory) or memory; --serve: sqlite (a --data each) or a postgres:// URL for every process's --store")
 	fs.IntVar(&cfg.MaxWorkers, "max-workers", 0, "in-process server: worker processes running scripts at once (default: the pool's, 8 per CPU)")
 	fs.IntVar(&cfg.WarmWorkers, "warm-workers", 0, "in-process server: idle worker processes the pool keeps (default: the pool's, 1 per CPU); a worker back from a run while that many are idle is stopped")
 	fs.StringVar(&cfg.CPUProfile, "cpuprofile", "", "write a CPU profile of this process over the measured time to FILE (the in-process server's time is in it)")

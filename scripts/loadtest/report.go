@@ -14,13 +14,18 @@ import (
 
 // Report is a load run's result.
 type Report struct {
-	Config       Config `json:"-"`
-	Target       string `json:"target"`
-	Script       string `json:"script"`
-	SelfMeasured bool   `json:"selfMeasured"` // RSS and CPU are this process's, the clients' included
-	LoadAverage  string `json:"loadAverage"`  // /proc/loadavg before the load
-	NumCPU       int    `json:"numCPU"`
-	GoVersion    string `json:"goVersion"`
+	Config Config `json:"-"`
+	Target string `json:"target"` // the first (or only) target's description
+	// Targets are the servers loaded, round-robin when there are several;
+	// SharedBoards says whether a client's board was run on by all of them
+	// (they serve the same boards) or each had boards of its own.
+	Targets      []TargetReport `json:"targets"`
+	SharedBoards bool           `json:"sharedBoards"`
+	Script       string         `json:"script"`
+	SelfMeasured bool           `json:"selfMeasured"` // RSS and CPU are this process's, the clients' included
+	LoadAverage  string         `json:"loadAverage"`  // /proc/loadavg before the load
+	NumCPU       int            `json:"numCPU"`
+	GoVersion    string         `json:"goVersion"`
 
 	Window       time.Duration     `json:"window"` // from the window's start to the last measured answer
 	Runs         int               `json:"runs"`   // measured requests, failed ones included
@@ -40,8 +45,10 @@ type Report struct {
 
 	// RSS and CPU of the server's process (with its worker processes as
 	// children): after the boards were made (idle), when the window opened,
-	// when it closed, and the peak of samples taken every 250 ms. nil when
-	// the process is not known (--url without --pid) or there is no /proc.
+	// when it closed, and the peak of samples taken every 250 ms. With
+	// several servers, each is the sum over their processes (the peak: the
+	// highest sum sampled). nil when a process is not known (--url without
+	// --pid) or there is no /proc.
 	RSSIdle  *procSample `json:"rssIdle,omitempty"`
 	RSSStart *procSample `json:"rssStart,omitempty"`
 	RSSEnd   *procSample `json:"rssEnd,omitempty"`
@@ -66,28 +73,61 @@ type Report struct {
 	StolenCPU  time.Duration `json:"stolenCPU"`
 }
 
+// TargetReport is what one server took of the load: the measured runs sent
+// to it, their latency and failures, and its process's CPU during the
+// window and RSS at its end (0 where the process is not known, or is this
+// one).
+type TargetReport struct {
+	URL        string         `json:"url"`
+	Desc       string         `json:"desc"`
+	PID        int            `json:"pid,omitempty"`
+	Runs       int            `json:"runs"`
+	Latency    Latency        `json:"latency"`
+	Errors     int            `json:"errors"`
+	ErrorKinds map[string]int `json:"errorKinds,omitempty"`
+	ServerCPU  time.Duration  `json:"serverCPU"`
+	WorkerCPU  time.Duration  `json:"workerCPU"`
+	RSSEnd     int64          `json:"rssEnd"`
+}
+
 // Latency is the distribution of the measured requests' times.
 type Latency struct {
 	P50, P90, P99, Max, Mean time.Duration
 }
 
-// add merges the clients' numbers into the report.
+// add merges the clients' numbers into the report and its Targets.
 func (r *Report) add(clients []*client) {
 	var all []time.Duration
+	byTarget := make([][]time.Duration, len(r.Targets))
 	for _, c := range clients {
-		all = append(all, c.lat...)
+		for t, lat := range c.lat {
+			all = append(all, lat...)
+			byTarget[t] = append(byTarget[t], lat...)
+		}
 		r.Resets += c.resets
 		r.WarmupErrors += c.warmupErrors
-		for k, n := range c.errors {
-			if r.ErrorKinds == nil {
-				r.ErrorKinds, r.ErrorSample = map[string]int{}, map[string]string{}
-			}
-			r.ErrorKinds[k] += n
-			r.Errors += n
-			if _, ok := r.ErrorSample[k]; !ok {
-				r.ErrorSample[k] = c.sample[k]
+		for t, kinds := range c.errors {
+			for k, n := range kinds {
+				if r.ErrorKinds == nil {
+					r.ErrorKinds, r.ErrorSample = map[string]int{}, map[string]string{}
+				}
+				r.ErrorKinds[k] += n
+				r.Errors += n
+				if _, ok := r.ErrorSample[k]; !ok {
+					r.ErrorSample[k] = c.sample[k]
+				}
+				tr := &r.Targets[t]
+				if tr.ErrorKinds == nil {
+					tr.ErrorKinds = map[string]int{}
+				}
+				tr.ErrorKinds[k] += n
+				tr.Errors += n
 			}
 		}
+	}
+	for t, lat := range byTarget {
+		r.Targets[t].Runs = len(lat)
+		r.Targets[t].Latency = latencies(lat)
 	}
 	r.Runs = len(all)
 	if r.Window > 0 {
@@ -124,10 +164,22 @@ func (r *Report) WriteText(w io.Writer) {
 	c := r.Config
 	ms := func(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d)/1e6) }
 	mib := func(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
-	fmt.Fprintf(w, "target:    %s\n", r.Target)
+	several := len(r.Targets) > 1
+	if several {
+		r.writeTargets(w)
+	} else {
+		fmt.Fprintf(w, "target:    %s\n", r.Target)
+	}
 	fmt.Fprintf(w, "machine:   %d CPUs, %s, load average before: %s\n", r.NumCPU, r.GoVersion, r.LoadAverage)
 	what := "POST /v1/boards/{id}/" + c.Mode
-	fmt.Fprintf(w, "load:      %d clients, each on its own board, %s (%s), %v after %v of warm-up", c.Clients, what, r.Script, c.Duration, c.Warmup)
+	boards := "each on its own board"
+	switch {
+	case several && r.SharedBoards:
+		boards = "each on its own board, run on by every server in turn"
+	case several:
+		boards = "each with a board on every server, run on in turn"
+	}
+	fmt.Fprintf(w, "load:      %d clients, %s, %s (%s), %v after %v of warm-up", c.Clients, boards, what, r.Script, c.Duration, c.Warmup)
 	if c.Reset > 0 {
 		fmt.Fprintf(w, ", boards replaced every %d runs (%d replaced)", c.Reset, r.Resets)
 	}
@@ -163,16 +215,23 @@ func (r *Report) WriteText(w io.Writer) {
 		}
 	}
 	if r.RSSStart == nil || r.RSSEnd == nil {
-		fmt.Fprintf(w, "memory:    not measured (give --pid with --url; needs Linux /proc)\n")
+		fmt.Fprintf(w, "memory:    not measured (give --pid with --url, one for each; needs Linux /proc)\n")
 		return
 	}
 	who := "server"
 	if r.SelfMeasured {
 		who = "this process (server and clients)"
 	}
+	if several {
+		who = fmt.Sprintf("%d servers together", len(r.Targets))
+	}
 	s, e, p := r.RSSStart, r.RSSEnd, r.RSSPeak
-	fmt.Fprintf(w, "RSS:       %s: idle %s, start %s, end %s, peak %s (peak since it started: %s)\n",
-		who, mib(cmp.Or(r.RSSIdle, s).RSS), mib(s.RSS), mib(e.RSS), mib(p.RSS), mib(e.HWM))
+	since := "peak since it started"
+	if several {
+		since = "each one's peak since it started, summed"
+	}
+	fmt.Fprintf(w, "RSS:       %s: idle %s, start %s, end %s, peak %s (%s: %s)\n",
+		who, mib(cmp.Or(r.RSSIdle, s).RSS), mib(s.RSS), mib(e.RSS), mib(p.RSS), since, mib(e.HWM))
 	if s.Children > 0 || e.Children > 0 {
 		fmt.Fprintf(w, "           workers: %d processes at the start, %d at the end: %s, %s, peak %s in all",
 			s.Children, e.Children, mib(s.ChildRSS), mib(e.ChildRSS), mib(p.ChildRSS))
@@ -220,23 +279,62 @@ func (r *Report) WriteText(w io.Writer) {
 	}
 }
 
-// sampler reads a process's RSS and CPU, and samples its peak RSS.
-type sampler struct {
-	pid int
+// writeTargets writes the servers of a load on several, with what each
+// took of it.
+func (r *Report) writeTargets(w io.Writer) {
+	ms := func(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d)/1e6) }
+	if r.SharedBoards {
+		fmt.Fprintf(w, "targets:   %d servers sharing boards, round-robin: a client's board is made on one and its runs go to each in turn\n", len(r.Targets))
+	} else {
+		fmt.Fprintf(w, "targets:   %d servers, each with boards of its own, round-robin: a client's runs go to each in turn, on its board there\n", len(r.Targets))
+	}
+	for i, t := range r.Targets {
+		fmt.Fprintf(w, "           #%d %s\n", i+1, t.Desc)
+		share := 0.0
+		if r.Runs > 0 {
+			share = 100 * float64(t.Runs) / float64(r.Runs)
+		}
+		fmt.Fprintf(w, "              %d runs (%.0f %%), p50 %s, p99 %s, %d errors", t.Runs, share, ms(t.Latency.P50), ms(t.Latency.P99), t.Errors)
+		for _, k := range slices.Sorted(maps.Keys(t.ErrorKinds)) {
+			fmt.Fprintf(w, " (%d %s)", t.ErrorKinds[k], k)
+		}
+		if t.RSSEnd > 0 {
+			runs := float64(max(t.Runs, 1))
+			fmt.Fprintf(w, "; CPU %.2f ms/run, workers %.2f ms/run; RSS at the end %.1f MiB",
+				float64(t.ServerCPU)/1e6/runs, float64(t.WorkerCPU)/1e6/runs, float64(t.RSSEnd)/(1<<20))
+		}
+		fmt.Fprintln(w)
+	}
 }
 
-func newSampler(pid int) *sampler { return &sampler{pid: pid} }
+// sampler reads the RSS and CPU of the servers' processes, summed, and
+// samples their peak RSS.
+type sampler struct {
+	pids []int
+}
 
-// now samples the process, nil when it cannot.
+func newSampler(pids []int) *sampler { return &sampler{pids: pids} }
+
+// now samples the processes and sums their numbers (HWM: the sum of each
+// one's peak); nil when there are none or one cannot be sampled.
 func (s *sampler) now() *procSample {
-	if s.pid <= 0 {
+	if len(s.pids) == 0 {
 		return nil
 	}
-	ps, err := sampleProc(s.pid)
-	if err != nil {
-		return nil
+	var sum procSample
+	for _, pid := range s.pids {
+		ps, err := sampleProc(pid)
+		if err != nil {
+			return nil
+		}
+		sum.RSS += ps.RSS
+		sum.HWM += ps.HWM
+		sum.CPU += ps.CPU
+		sum.Children += ps.Children
+		sum.ChildRSS += ps.ChildRSS
+		sum.ChildCPU += ps.ChildCPU
 	}
-	return &ps
+	return &sum
 }
 
 // watch samples every 250 ms until the returned function is called, which

@@ -38,20 +38,78 @@ type target struct {
 	started func() int
 }
 
-// startTarget starts or finds the server the configuration names.
-func startTarget(ctx context.Context, cfg Config, logw io.Writer) (*target, error) {
+// startTargets starts or finds the servers the configuration names; on an
+// error nothing it started is left running.
+func startTargets(ctx context.Context, cfg Config, logw io.Writer) ([]*target, error) {
 	switch {
-	case cfg.URL != "":
-		desc := "the server at " + cfg.URL
-		if cfg.PID > 0 {
-			desc += fmt.Sprintf(" (process %d)", cfg.PID)
+	case len(cfg.URLs) > 0:
+		var ts []*target
+		for i, u := range cfg.URLs {
+			t := &target{base: strings.TrimSuffix(u, "/"), desc: "the server at " + u,
+				stop: func(context.Context) error { return nil }}
+			if i < len(cfg.PIDs) {
+				t.pid = cfg.PIDs[i]
+				t.desc += fmt.Sprintf(" (process %d)", t.pid)
+			}
+			ts = append(ts, t)
 		}
-		return &target{base: strings.TrimSuffix(cfg.URL, "/"), desc: desc, pid: cfg.PID,
-			stop: func(context.Context) error { return nil }}, nil
+		return ts, nil
 	case cfg.ServeBinary != "":
-		return startServe(ctx, cfg, logw)
+		return startReplicas(ctx, cfg, logw)
 	}
-	return startInProcess(cfg, logw)
+	t, err := startInProcess(cfg, logw)
+	if err != nil {
+		return nil, err
+	}
+	return []*target{t}, nil
+}
+
+// stopTargets stops the targets at once and waits for them all.
+func stopTargets(ctx context.Context, ts []*target) error {
+	errs := make([]error, len(ts))
+	var wg sync.WaitGroup
+	for i, t := range ts {
+		wg.Go(func() { errs[i] = t.stop(ctx) })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// startReplicas starts cfg.Replicas serve processes one after the other,
+// all within setupBound.
+func startReplicas(ctx context.Context, cfg Config, logw io.Writer) ([]*target, error) {
+	ctx, cancel := context.WithTimeoutCause(ctx, setupBound, fmt.Errorf("--serve: the servers were not all ready within %v", setupBound))
+	defer cancel()
+	var ts []*target
+	for i := range cfg.Replicas {
+		prefix := "serve"
+		if cfg.Replicas > 1 {
+			prefix = fmt.Sprintf("serve #%d", i+1)
+		}
+		t, err := startServe(ctx, cfg, prefix, logw)
+		if err != nil {
+			sctx, scancel := context.WithTimeout(context.WithoutCancel(ctx), setupBound)
+			defer scancel()
+			stopTargets(sctx, ts)
+			return nil, err
+		}
+		ts = append(ts, t)
+	}
+	return ts, nil
+}
+
+// serveArgs are the arguments of one serve process: a free port of
+// loopback, its own data directory dir or the store URL, the runner, and
+// the --serve-arg arguments last (so that they can add any flag of serve).
+func serveArgs(cfg Config, dir string) []string {
+	args := []string{"serve", "--addr", "127.0.0.1:0"}
+	if isStoreURL(cfg.Store) {
+		args = append(args, "--store", cfg.Store)
+	} else {
+		args = append(args, "--data", dir)
+	}
+	args = append(args, "--runner", cfg.Runner)
+	return append(args, cfg.ServeArgs...)
 }
 
 // startInProcess serves server.New on 127.0.0.1:0 in this process, with the
@@ -141,26 +199,34 @@ func startInProcess(cfg Config, logw io.Writer) (_ *target, err error) {
 var readyLine = regexp.MustCompile(`serving on (http://[^\s/]+)/`)
 
 // startServe starts "BIN serve --addr 127.0.0.1:0 --data TMPDIR --runner R"
-// and waits for its ready line, which names the port. Its stderr after that
-// goes to logw (the first lines; the rest are counted).
-func startServe(ctx context.Context, cfg Config, logw io.Writer) (_ *target, err error) {
+// (serveArgs) and waits for its ready line, which names the port, until ctx
+// ends. Its stderr after that goes to logw (the first lines; the rest are
+// counted), each line after prefix.
+func startServe(ctx context.Context, cfg Config, prefix string, logw io.Writer) (_ *target, err error) {
 	bin := cfg.ServeBinary
 	if !strings.Contains(bin, string(filepath.Separator)) {
 		bin = "." + string(filepath.Separator) + bin // a file here, not one on $PATH
 	}
-	dir, err := os.MkdirTemp("", "codemode-loadtest-")
-	if err != nil {
-		return nil, err
+	dir := "" // the data directory, when it is not a store URL
+	if !isStoreURL(cfg.Store) {
+		if dir, err = os.MkdirTemp("", "codemode-loadtest-"); err != nil {
+			return nil, err
+		}
 	}
-	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--data", dir, "--runner", cfg.Runner)
+	removeDir := func() {
+		if dir != "" {
+			os.RemoveAll(dir)
+		}
+	}
+	cmd := exec.Command(bin, serveArgs(cfg, dir)...)
 	cmd.Stdout = io.Discard
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
-		os.RemoveAll(dir)
+		removeDir()
 		return nil, err
 	}
 	if err := cmd.Start(); err != nil {
-		os.RemoveAll(dir)
+		removeDir()
 		return nil, fmt.Errorf("--serve: %v", err)
 	}
 	exited := make(chan error, 1)
@@ -183,41 +249,38 @@ func startServe(ctx context.Context, cfg Config, logw io.Writer) (_ *target, err
 				continue
 			}
 			if shown < 20 {
-				fmt.Fprintf(logw, "serve: %s\n", line)
+				fmt.Fprintf(logw, "%s: %s\n", prefix, line)
 				shown++
 			} else {
 				hidden++
 			}
 		}
 		if hidden > 0 {
-			fmt.Fprintf(logw, "serve: (%d more lines on stderr not shown)\n", hidden)
+			fmt.Fprintf(logw, "%s: (%d more lines on stderr not shown)\n", prefix, hidden)
 		}
 	})
 	go func() { logged.Wait(); exited <- cmd.Wait() }()
 	kill := func() {
 		cmd.Process.Kill()
 		<-exited
-		os.RemoveAll(dir)
+		removeDir()
 	}
 	var base string
 	select {
 	case base = <-ready:
 	case err := <-exited:
-		os.RemoveAll(dir)
+		removeDir()
 		return nil, fmt.Errorf("--serve: %s serve ended before it was ready (%v): %s", bin, err, strings.TrimSpace(early.String()))
-	case <-time.After(setupBound):
-		kill()
-		return nil, fmt.Errorf("--serve: %s serve did not print its URL within %v", bin, setupBound)
 	case <-ctx.Done():
 		kill()
-		return nil, ctx.Err()
+		return nil, context.Cause(ctx)
 	}
 	if err := checkLoopbackURL(base); err != nil {
 		kill()
 		return nil, fmt.Errorf("--serve: the server listens at %s: %v", base, err)
 	}
 	stop := func(ctx context.Context) error {
-		defer os.RemoveAll(dir)
+		defer removeDir()
 		cmd.Process.Signal(syscall.SIGTERM)
 		select {
 		case err := <-exited:
@@ -231,9 +294,16 @@ func startServe(ctx context.Context, cfg Config, logw io.Writer) (_ *target, err
 			return errors.New("codemode serve did not stop on SIGTERM in time: killed")
 		}
 	}
+	where := "boards in SQLite in " + dir
+	if dir == "" {
+		where = "boards in " + redactURL(cfg.Store)
+	}
+	if len(cfg.ServeArgs) > 0 {
+		where += ", also " + strings.Join(cfg.ServeArgs, " ")
+	}
 	return &target{
 		base: base,
-		desc: fmt.Sprintf("%s serve --runner %s (process %d, boards in SQLite in %s)", cfg.ServeBinary, cfg.Runner, cmd.Process.Pid, dir),
+		desc: fmt.Sprintf("%s serve --runner %s (process %d, %s)", cfg.ServeBinary, cfg.Runner, cmd.Process.Pid, where),
 		pid:  cmd.Process.Pid,
 		stop: stop,
 	}, nil

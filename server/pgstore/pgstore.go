@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"strconv"
 	"strings"
@@ -164,8 +165,26 @@ func (s *Store) fail(ctx context.Context, err error) error {
 		return ctx.Err()
 	case s.closed.Load():
 		return errClosed
+	case lostConnection(err):
+		return fmt.Errorf("pgstore: %s: %w: %w", s.where, server.ErrUnavailable, err)
 	}
 	return fmt.Errorf("pgstore: %s: %w", s.where, err)
+}
+
+// lostConnection reports whether err says the database cannot be reached
+// now (it is down, restarting, or refuses connections), rather than that
+// it refused the statement: the server answers such failures 503, to be
+// tried again.
+func lostConnection(err error) bool {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		// 08: connection exceptions; 57P01-57P03: shut down or starting;
+		// 53300: too many connections.
+		return strings.HasPrefix(pgErr.Code, "08") || pgErr.Code == "57P01" || pgErr.Code == "57P02" || pgErr.Code == "57P03" || pgErr.Code == "53300"
+	}
+	var ce *pgconn.ConnectError
+	return errors.As(err, &ce) || pgconn.SafeToRetry(err) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) || isTimeout(err)
 }
 
 // onConn runs fn on a connection of the pool, for work of more than one

@@ -37,6 +37,35 @@ var migrations = []migration{
 		doc    bytea NOT NULL,                      -- the board document, JSON as given
 		PRIMARY KEY (board, step)
 	);`},
+	1: {"the cluster: board logs and locks, run owners, forwarded requests", `
+	CREATE TABLE codemode_board_logs (
+		board_id text COLLATE "C" PRIMARY KEY,
+		epoch    text NOT NULL,                   -- a new one when the board is deleted and made again
+		seq      bigint NOT NULL DEFAULT 0,       -- the last event's
+		settled  bigint NOT NULL DEFAULT 0,       -- the committed board has every change up to it
+		version  bigint NOT NULL DEFAULT 0,       -- the committed version as the last lock's holder left it
+		dirty    boolean NOT NULL DEFAULT false   -- locked, or its holder died holding it
+	);
+	CREATE TABLE codemode_board_events (
+		board_id text COLLATE "C" NOT NULL,
+		seq      bigint NOT NULL,
+		type     text NOT NULL,
+		data     bytea NOT NULL,                  -- the event's JSON
+		PRIMARY KEY (board_id, seq)
+	);
+	CREATE TABLE codemode_run_owners (
+		run_id  text PRIMARY KEY,
+		replica text NOT NULL,
+		pid     bigint NOT NULL                   -- the replica's listening session: gone, the replica is
+	);
+	CREATE TABLE codemode_forwarded (
+		id           bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+		to_replica   text NOT NULL,
+		from_replica text NOT NULL,
+		run_id       text NOT NULL,
+		request      bytea NOT NULL,
+		answer       bytea
+	);`},
 }
 
 // schemaVersion is the schema version this package writes and reads.

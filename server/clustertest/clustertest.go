@@ -1,0 +1,472 @@
+// Package clustertest holds every server.Cluster to the same behaviour:
+// three replicas (server.New over one shared database, each with its own
+// membership) serve every board as one server would. A cluster's own tests
+// call Run:
+//
+//	func TestCluster(t *testing.T) {
+//		clustertest.Run(t, func(t *testing.T, n int) []clustertest.Member { ... })
+//	}
+//
+// It talks to the replicas only through their HTTP API, as clients behind a
+// load balancer would.
+package clustertest
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/codemode-dev/codemode/engine"
+	"github.com/codemode-dev/codemode/server"
+)
+
+// Member is one replica's store and membership of the cluster, over the
+// same database as the others'. Kill, if set, ends the member as a killed
+// process would end (without unlocking anything); nil: Cluster.Close.
+type Member struct {
+	Store   server.Store
+	Cluster server.Cluster
+	Kill    func()
+}
+
+// Open makes n members over one fresh, empty database.
+type Open func(t *testing.T, n int) []Member
+
+// Run runs the conformance tests.
+func Run(t *testing.T, open Open) {
+	t.Run("WatcherSeesAnotherReplicasRun", func(t *testing.T) { testWatcher(t, open) })
+	t.Run("UndoAndDeleteOnAnother", func(t *testing.T) { testUndoDelete(t, open) })
+	t.Run("ApprovalOnAnother", func(t *testing.T) { testApproval(t, open) })
+	t.Run("RunsFromThreeReplicasInOrder", func(t *testing.T) { testSerialised(t, open) })
+	t.Run("ResumeOnAnother", func(t *testing.T) { testResume(t, open) })
+	t.Run("HolderDiesMidRun", func(t *testing.T) { testHolderDies(t, open) })
+}
+
+// replica is one server of the cluster, served on a loopback port.
+type replica struct {
+	s   *server.Server
+	url string
+	m   Member
+}
+
+// gate is a tool that holds a run until the test lets it go.
+type gate struct {
+	open    chan struct{}
+	entered chan struct{}
+}
+
+func newGate() *gate { return &gate{open: make(chan struct{}), entered: make(chan struct{}, 16)} }
+
+func (g *gate) tool() engine.Tool {
+	return engine.Tool{
+		Name: "test.wait", Description: "Wait until the test lets the call go.",
+		InputSchema: json.RawMessage(`{"type":"object"}`),
+		Annotations: engine.Annotations{ReadOnlyHint: true},
+		Handler: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+			g.entered <- struct{}{}
+			select {
+			case <-g.open:
+				return json.RawMessage(`{}`), nil
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		},
+	}
+}
+
+// start starts n replicas; g, if set, is a tool of theirs.
+func start(t *testing.T, open Open, n int, g *gate) []*replica {
+	t.Helper()
+	ms := open(t, n)
+	var out []*replica
+	for _, m := range ms {
+		opts := server.Options{Store: m.Store, Cluster: m.Cluster}
+		if g != nil {
+			opts.Tools = []engine.Tool{g.tool()}
+		}
+		s, err := server.New(opts)
+		if err != nil {
+			t.Fatalf("server.New: %v", err)
+		}
+		ts := httptest.NewServer(s)
+		t.Cleanup(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			s.Shutdown(ctx)
+			ts.Close()
+		})
+		out = append(out, &replica{s: s, url: ts.URL, m: m})
+	}
+	return out
+}
+
+var client = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+
+// call sends a request and returns its status and body.
+func call(t *testing.T, method, url, body string, header ...string) (int, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	res, err := client.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, url, err)
+	}
+	defer res.Body.Close()
+	data, _ := io.ReadAll(res.Body)
+	return res.StatusCode, data
+}
+
+func must(t *testing.T, want int, method, url, body string) []byte {
+	t.Helper()
+	status, data := call(t, method, url, body)
+	if status != want {
+		t.Fatalf("%s %s: %d %s, want %d", method, url, status, data, want)
+	}
+	return data
+}
+
+func sticky(text string) string {
+	return fmt.Sprintf(`{"operations":[{"tool":"createStickyNote","args":{"text":%q,"x":0,"y":0}}]}`, text)
+}
+
+// texts are the texts of a board's objects, as replica r serves it.
+func texts(t *testing.T, r *replica, id string) (version float64, out []string) {
+	t.Helper()
+	var b struct {
+		Version float64
+		Objects []struct{ Text string }
+	}
+	json.Unmarshal(must(t, 200, "GET", r.url+"/v1/boards/"+id, ""), &b)
+	for _, o := range b.Objects {
+		out = append(out, o.Text)
+	}
+	return b.Version, out
+}
+
+// event is one server-sent event.
+type event struct{ ID, Type, Data string }
+
+// stream is an open event stream.
+type stream struct {
+	t      *testing.T
+	res    *http.Response
+	events chan event
+}
+
+// watch opens board id's event stream on r.
+func watch(t *testing.T, r *replica, id string, lastID string) *stream {
+	t.Helper()
+	req, _ := http.NewRequest("GET", r.url+"/v1/boards/"+id+"/events", nil)
+	if lastID != "" {
+		req.Header.Set("Last-Event-ID", lastID)
+	}
+	res, err := client.Do(req)
+	if err != nil || res.StatusCode != 200 {
+		t.Fatalf("watching %s: %v %v", id, err, res)
+	}
+	st := &stream{t: t, res: res, events: make(chan event, 1024)}
+	go func() {
+		defer close(st.events)
+		br := bufio.NewReader(res.Body)
+		var ev event
+		for {
+			line, err := br.ReadString('\n')
+			if err != nil {
+				return
+			}
+			line = strings.TrimSuffix(line, "\n")
+			switch {
+			case line == "":
+				if ev.Type != "" {
+					st.events <- ev
+				}
+				ev = event{}
+			case strings.HasPrefix(line, "id: "):
+				ev.ID = line[4:]
+			case strings.HasPrefix(line, "event: "):
+				ev.Type = line[7:]
+			case strings.HasPrefix(line, "data: "):
+				ev.Data += line[6:]
+			}
+		}
+	}()
+	t.Cleanup(st.close)
+	return st
+}
+
+func (st *stream) close() { st.res.Body.Close() }
+
+// next is the stream's next event; it fails the test after 10 s.
+func (st *stream) next() event {
+	st.t.Helper()
+	select {
+	case ev, ok := <-st.events:
+		if !ok {
+			st.t.Fatal("the stream ended")
+		}
+		return ev
+	case <-time.After(10 * time.Second):
+		st.t.Fatal("no event within 10 s")
+	}
+	return event{}
+}
+
+// until reads events up to one of type typ, and returns them all.
+func (st *stream) until(typ string) []event {
+	st.t.Helper()
+	var out []event
+	for {
+		ev := st.next()
+		out = append(out, ev)
+		if ev.Type == typ {
+			return out
+		}
+	}
+}
+
+func types(evs []event) []string {
+	var out []string
+	for _, e := range evs {
+		out = append(out, e.Type)
+	}
+	return out
+}
+
+// testWatcher: a watcher on B sees a run on A live, with ids that follow
+// on, and B serves the board as A left it.
+func testWatcher(t *testing.T, open Open) {
+	rs := start(t, open, 3, nil)
+	a, b := rs[0], rs[1]
+	must(t, 201, "POST", a.url+"/v1/boards", `{"id":"w"}`)
+	st := watch(t, b, "w", "")
+	if ev := st.next(); ev.Type != "board" {
+		t.Fatalf("first event %s", ev.Type)
+	}
+	must(t, 200, "POST", a.url+"/v1/boards/w/batch", sticky("from A"))
+	got := st.until("run_end")
+	if want := "run_start tool_call_start tool_call_end run_end"; strings.Join(types(got), " ") != want {
+		t.Errorf("B's watcher got %q, want %q", types(got), want)
+	}
+	if !strings.Contains(got[2].Data, `"from A"`) {
+		t.Errorf("tool_call_end without the change: %s", got[2].Data)
+	}
+	// The same on C's stream started now: the board, as A committed it.
+	stc := watch(t, rs[2], "w", "")
+	if ev := stc.next(); ev.Type != "board" || !strings.Contains(ev.Data, `"from A"`) {
+		t.Errorf("C's first event %s %s", ev.Type, ev.Data)
+	}
+	eventually(t, func() bool {
+		v, txt := texts(t, b, "w")
+		return v == 2 && strings.Join(txt, ",") == "from A"
+	}, "B serves the board as A committed it")
+}
+
+// eventually waits up to 10 s for cond: replicas learn of each other's
+// changes through the cluster's notices, a moment after they happen.
+func eventually(t *testing.T, cond func() bool, what string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("not within 10 s: %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// testUndoDelete: a run on A undone on C, redone on B; deleted on C, the
+// watchers on A see board_deleted and the board is gone everywhere.
+func testUndoDelete(t *testing.T, open Open) {
+	rs := start(t, open, 3, nil)
+	a, b, c := rs[0], rs[1], rs[2]
+	must(t, 201, "POST", a.url+"/v1/boards", `{"id":"u"}`)
+	must(t, 200, "POST", a.url+"/v1/boards/u/batch", sticky("one"))
+	st := watch(t, a, "u", "")
+	st.next()
+	must(t, 200, "POST", c.url+"/v1/boards/u/undo", "")
+	if ev := st.next(); ev.Type != "board" || strings.Contains(ev.Data, `"one"`) {
+		t.Errorf("A's watcher after C's undo: %s %s", ev.Type, ev.Data)
+	}
+	must(t, 200, "POST", b.url+"/v1/boards/u/redo", "")
+	if ev := st.next(); ev.Type != "board" || !strings.Contains(ev.Data, `"one"`) {
+		t.Errorf("A's watcher after B's redo: %s %s", ev.Type, ev.Data)
+	}
+	// A runs on the board as B left it.
+	must(t, 200, "POST", a.url+"/v1/boards/u/batch", sticky("two"))
+	if v, txt := texts(t, a, "u"); v != 5 || strings.Join(txt, ",") != "one,two" {
+		t.Errorf("after A's second run: version %v %q", v, txt)
+	}
+	must(t, 204, "DELETE", c.url+"/v1/boards/u", "")
+	if evs := st.until("board_deleted"); len(evs) == 0 {
+		t.Fatal("no board_deleted")
+	}
+	for _, r := range rs {
+		eventually(t, func() bool { s, _ := call(t, "GET", r.url+"/v1/boards/u", ""); return s == 404 }, "the board is gone on every replica")
+	}
+	// Made again: a new board, on every replica.
+	must(t, 201, "POST", b.url+"/v1/boards", `{"id":"u"}`)
+	must(t, 200, "POST", a.url+"/v1/boards/u/batch", sticky("new"))
+	if v, txt := texts(t, c, "u"); v != 2 || strings.Join(txt, ",") != "new" {
+		t.Errorf("the new board on C: version %v %q", v, txt)
+	}
+}
+
+// testApproval: a run on A waits for approval; C lists and decides it.
+func testApproval(t *testing.T, open Open) {
+	rs := start(t, open, 3, nil)
+	a, c := rs[0], rs[2]
+	must(t, 201, "POST", a.url+"/v1/boards", `{"id":"p"}`)
+	must(t, 200, "POST", a.url+"/v1/boards/p/batch", sticky("doomed"))
+	st := watch(t, c, "p", "")
+	st.next()
+	done := make(chan []byte, 1)
+	go func() {
+		_, body := call(t, "POST", a.url+"/v1/boards/p/batch", `{"operations":[{"tool":"deleteObject","args":{"objectId":"sticky-1"}}]}`)
+		done <- body
+	}()
+	ask := st.until("approval_required")[0:]
+	var asked struct{ RunID string }
+	json.Unmarshal([]byte(ask[len(ask)-1].Data), &asked)
+	status, listed := call(t, "GET", c.url+"/v1/runs/"+asked.RunID+"/approvals", "")
+	if status != 200 || !strings.Contains(string(listed), "deleteObject") {
+		t.Fatalf("GET approvals on C: %d %s", status, listed)
+	}
+	if s, body := call(t, "POST", c.url+"/v1/runs/"+asked.RunID+"/approvals", `{"decisions":[{"callId":"9","approved":true}]}`); s != 400 {
+		t.Errorf("a call not waiting, decided on C: %d %s", s, body)
+	}
+	must(t, 200, "POST", c.url+"/v1/runs/"+asked.RunID+"/approvals", `{"decisions":[{"callId":"0","approved":true}]}`)
+	select {
+	case body := <-done:
+		if !strings.Contains(string(body), `"successful": 1`) {
+			t.Errorf("the run on A: %s", body)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the run on A did not end after C's decision")
+	}
+	if _, txt := texts(t, a, "p"); len(txt) != 0 {
+		t.Errorf("after the approved delete: %q", txt)
+	}
+	if s, _ := call(t, "GET", c.url+"/v1/runs/"+asked.RunID+"/approvals", ""); s != 404 {
+		t.Errorf("GET approvals of a run that is over: %d", s)
+	}
+}
+
+// testSerialised: 30 runs on one board, ten from each replica at once, are
+// all committed, one after another: 30 versions, 30 notes.
+func testSerialised(t *testing.T, open Open) {
+	rs := start(t, open, 3, nil)
+	must(t, 201, "POST", rs[0].url+"/v1/boards", `{"id":"s"}`)
+	var wg sync.WaitGroup
+	versions := make(chan float64, 30)
+	for i, r := range rs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range 10 {
+				status, body := call(t, "POST", r.url+"/v1/boards/s/batch", sticky(fmt.Sprintf("r%d-%d", i, j)))
+				if status != 200 {
+					t.Errorf("run %d on replica %d: %d %s", j, i, status, body)
+					continue
+				}
+				var res struct{ Summary struct{ Successful int } }
+				json.Unmarshal(body, &res)
+				if res.Summary.Successful != 1 {
+					t.Errorf("run %d on replica %d: %s", j, i, body)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(versions)
+	v, txt := texts(t, rs[1], "s")
+	if v != 31 || len(txt) != 30 {
+		t.Errorf("after 30 runs: version %v, %d notes, want 31 and 30", v, len(txt))
+	}
+}
+
+// testResume: a client that watched on A resumes on B with Last-Event-ID
+// and is sent exactly what it missed.
+func testResume(t *testing.T, open Open) {
+	rs := start(t, open, 3, nil)
+	a, b := rs[0], rs[1]
+	must(t, 201, "POST", a.url+"/v1/boards", `{"id":"r"}`)
+	st := watch(t, a, "r", "")
+	st.next()
+	must(t, 200, "POST", a.url+"/v1/boards/r/batch", sticky("seen"))
+	seen := st.until("run_end")
+	st.close()
+	must(t, 200, "POST", rs[2].url+"/v1/boards/r/batch", sticky("missed"))
+	st2 := watch(t, b, "r", seen[len(seen)-1].ID)
+	missed := st2.until("run_end")
+	if strings.Join(types(missed), " ") != "run_start tool_call_start tool_call_end run_end" || !strings.Contains(missed[2].Data, `"missed"`) {
+		t.Errorf("resumed on B: %q", types(missed))
+	}
+	// Ids go on from where the client was.
+	if missed[0].ID <= seen[len(seen)-1].ID && len(missed[0].ID) == len(seen[len(seen)-1].ID) {
+		t.Errorf("ids %s then %s", seen[len(seen)-1].ID, missed[0].ID)
+	}
+}
+
+// testHolderDies: a replica that dies in a run frees the board for the
+// others within seconds; its watchers elsewhere are sent the board whole,
+// and the dead run's work is not committed over what came after.
+func testHolderDies(t *testing.T, open Open) {
+	g := newGate()
+	rs := start(t, open, 3, g)
+	a, b := rs[0], rs[1]
+	must(t, 201, "POST", a.url+"/v1/boards", `{"id":"d"}`)
+	st := watch(t, b, "d", "")
+	st.next()
+	done := make(chan int, 1)
+	go func() {
+		s, _ := call(t, "POST", a.url+"/v1/boards/d/execute", `{"code":"await tools.createStickyNote({text:'half',x:0,y:0}); await tools['test.wait']({}); return 1"}`)
+		done <- s
+	}()
+	<-g.entered
+	st.until("tool_call_end") // B's watcher drew the half-done change
+	if a.m.Kill != nil {
+		a.m.Kill()
+	} else {
+		a.m.Cluster.Close()
+	}
+	began := time.Now()
+	must(t, 200, "POST", b.url+"/v1/boards/d/batch", sticky("after"))
+	if d := time.Since(began); d > 30*time.Second {
+		t.Errorf("the board was free again after %v", d)
+	}
+	var board event
+	for ev := st.next(); ; ev = st.next() {
+		if ev.Type == "board" {
+			board = ev
+			break
+		}
+	}
+	if strings.Contains(board.Data, `"half"`) {
+		t.Errorf("the board sent whole after the holder died has the dead run's change: %s", board.Data)
+	}
+	close(g.open)
+	select {
+	case s := <-done:
+		if s == 200 {
+			t.Errorf("the dead replica's run was answered 200: its work would overwrite what came after")
+		}
+	case <-time.After(10 * time.Second):
+	}
+	if _, txt := texts(t, b, "d"); strings.Join(txt, ",") != "after" {
+		t.Errorf("the board after: %q", txt)
+	}
+}

@@ -1,0 +1,285 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+)
+
+// What a server does as one replica of a cluster (Options.Cluster): see
+// Cluster, and docs/design.md "Many replicas".
+
+// lockCluster takes lb's lock across the cluster once this replica's is
+// held (wctx bounds the wait, ctx is the request's), makes this replica the
+// board's writer, and brings its copy of the board up to date: loaded again
+// if another replica changed it, and sent whole to the watchers if the last
+// holder died mid-change. unlock appends what is left of the events,
+// records where the board stands and lets the lock go.
+func (s *Server) lockCluster(ctx, wctx context.Context, lb *liveBoard, wait func() *httpError) (unlock func(), herr *httpError) {
+	bl, err := s.cluster.Lock(wctx, lb.id)
+	if err != nil {
+		if wctx.Err() != nil {
+			return nil, wait()
+		}
+		s.log.Error("server: taking a board's lock in the cluster failed", "board", lb.id, "err", err)
+		return nil, unavailable("board %s: the cluster's database cannot be reached now: try again shortly", quoteID(lb.id))
+	}
+	st := bl.State()
+	h := lb.hub
+	if err := s.syncHub(ctx, lb); err != nil {
+		s.log.Warn("server: reading a board's log failed; its watchers here are sent the board whole", "board", lb.id, "err", err)
+	}
+	w := newAppender(bl, lb.id, s.log, s.storeTimeout)
+	newLog := h.take(w, st.LogState)
+	unlock = func() {
+		seq := h.leave()
+		last, ok := w.close()
+		committed, _ := lb.committed()
+		version := committed.Version
+		if !ok || last != seq {
+			version = 0 // the log lacks events: the next holder loads the board and sends it whole
+		}
+		uctx, cancel := s.storeCtx(context.Background())
+		defer cancel()
+		if err := bl.Unlock(uctx, min(seq, last), version, lb.deleted); err != nil {
+			s.log.Error("server: letting a board's lock in the cluster go failed", "board", lb.id, "err", err)
+		}
+	}
+	var cur BoardState
+	cur, _ = lb.committed()
+	if !(newLog || st.Dirty || st.Version == 0 || st.Version != cur.Version) {
+		return unlock, nil
+	}
+	if _, err := s.reload(lb); err != nil {
+		if errors.Is(err, ErrNotFound) {
+			lb.deleted = true // the lock is held: lockBoard answers 404
+			s.boards.forget(lb)
+			return unlock, nil
+		}
+		unlock()
+		return nil, s.storeFailed("loading board "+quoteID(lb.id), err)
+	}
+	if st.Dirty || (st.Version == 0 && st.Seq > 0) { // a log that lacks events, not a new one
+		lb.hub.publishBoard(lb)
+	}
+	return unlock, nil
+}
+
+// noticed is the cluster's notice that board id's log is at seq: this
+// replica's copy of the board may be behind, and its watchers are sent
+// what they missed. An id of "" is every board.
+func (s *Server) noticed(id string, seq uint64) {
+	if id == "" {
+		for _, lb := range s.boards.all() {
+			lb.stale.Store(true)
+			s.syncLater(lb)
+		}
+		return
+	}
+	lb := s.boards.peek(id)
+	if lb == nil || !lb.hub.behind(seq) {
+		return
+	}
+	lb.stale.Store(true)
+	s.syncLater(lb)
+}
+
+// syncLater catches lb's watchers up with the board's log, in a goroutine
+// of its own, one at a time per board; nothing when nobody watches here
+// (whoever comes next catches up as it subscribes).
+func (s *Server) syncLater(lb *liveBoard) {
+	h := lb.hub
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.subs) == 0 {
+		return
+	}
+	if h.syncing {
+		h.again = true
+		return
+	}
+	h.syncing = true
+	s.syncs.Add(1)
+	go func() {
+		defer s.syncs.Done()
+		for {
+			ctx, cancel := s.storeCtx(context.Background())
+			if err := s.syncHub(ctx, lb); err != nil {
+				s.log.Warn("server: reading a board's log failed", "board", lb.id, "err", err)
+			}
+			cancel()
+			h.mu.Lock()
+			if !h.again {
+				h.syncing = false
+				h.mu.Unlock()
+				return
+			}
+			h.again = false
+			h.mu.Unlock()
+		}
+	}()
+}
+
+// syncHub reads lb's log after the hub's last event and delivers what came
+// since to the watchers here. A log that is another than the one the hub
+// followed means the board was deleted (and maybe made again): its streams
+// end with board_deleted and the board leaves memory.
+func (s *Server) syncHub(ctx context.Context, lb *liveBoard) error {
+	h := lb.hub
+	h.mu.Lock()
+	if h.writer != nil {
+		h.mu.Unlock()
+		return nil
+	}
+	after := h.seq
+	if !h.logged {
+		after = 0
+	}
+	h.mu.Unlock()
+	st, evs, err := s.cluster.Log(ctx, lb.id, after)
+	if err != nil {
+		return err
+	}
+	h.mu.Lock()
+	if h.writer != nil { // this replica took the lock meanwhile: it writes the log now
+		h.mu.Unlock()
+		return nil
+	}
+	deleted := h.logged && st.Epoch != h.epoch
+	n := 0
+	if deleted {
+		h.endAt(h.seq+1, "board_deleted", mustJSON(map[string]string{"boardId": lb.id}))
+	} else {
+		n, deleted = h.ingest(st, evs)
+	}
+	h.mu.Unlock()
+	if deleted {
+		s.boards.forget(lb)
+	}
+	if n > 0 {
+		lb.stale.Store(true)
+	}
+	return nil
+}
+
+// refresh loads lb again if the cluster told of changes to it since it was
+// loaded; not while a change of this replica's holds it (that change brings
+// it up to date as it takes the cluster's lock).
+func (s *Server) refresh(lb *liveBoard) *httpError {
+	select {
+	case lb.lock <- struct{}{}:
+	default:
+		return nil
+	}
+	defer func() { <-lb.lock }()
+	if !lb.stale.Swap(false) {
+		return nil
+	}
+	if _, err := s.reload(lb); err != nil {
+		lb.stale.Store(true)
+		if errors.Is(err, ErrNotFound) {
+			s.boards.forget(lb)
+			return notFound("no board %s", quoteID(lb.id))
+		}
+		return s.storeFailed("loading board "+quoteID(lb.id), err)
+	}
+	return nil
+}
+
+// watchFromCluster brings lb up to date before a watcher subscribes on this
+// replica: the log's events since the hub's last, and the committed board as
+// the store has it now (read after the log, so that it holds at least every
+// change up to the log's Settled).
+func (s *Server) watchFromCluster(ctx context.Context, lb *liveBoard) *httpError {
+	sctx, cancel := s.storeCtx(ctx)
+	defer cancel()
+	if err := s.syncHub(sctx, lb); err != nil {
+		s.log.Error("server: reading a board's log failed", "board", lb.id, "err", err)
+		return unavailable("board %s: the cluster's database cannot be reached now: try again shortly", quoteID(lb.id))
+	}
+	return s.refresh(lb)
+}
+
+// forwarded is a request about a run sent to the replica that runs it, and
+// its answer.
+type forwarded struct {
+	Method string          `json:"method"`
+	Body   json.RawMessage `json:"body,omitempty"`
+}
+
+type forwardedAnswer struct {
+	Status int             `json:"status"`
+	Body   json.RawMessage `json:"body"`
+}
+
+// forwardApprovals answers a request about a run's approvals that this
+// replica does not run, by the replica that does; false if none does.
+func (s *Server) forwardApprovals(w http.ResponseWriter, r *http.Request, runID string, body []byte) (bool, *httpError) {
+	if s.cluster == nil {
+		return false, nil
+	}
+	ctx, cancel := s.storeCtx(r.Context())
+	defer cancel()
+	out, err := s.cluster.Forward(ctx, runID, mustJSON(forwarded{Method: r.Method, Body: body}))
+	if errors.Is(err, ErrNoOwner) {
+		return false, nil
+	}
+	var a forwardedAnswer
+	if err == nil {
+		err = json.Unmarshal(out, &a)
+	}
+	if err != nil {
+		s.log.Error("server: forwarding a run's approvals to its replica failed", "run", runID, "err", err)
+		return true, unavailable("run %s runs on another replica, which cannot be reached now: try again shortly", quoteID(runID))
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	if a.Status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", "1")
+	}
+	w.WriteHeader(a.Status)
+	w.Write(a.Body)
+	return true, nil
+}
+
+// serveForwarded answers a request forwarded by another replica about a run
+// of this one's, as this replica's own handler would.
+func (s *Server) serveForwarded(ctx context.Context, runID string, req []byte) []byte {
+	var f forwarded
+	var answer any
+	var herr *httpError
+	if err := json.Unmarshal(req, &f); err != nil {
+		herr = badRequest("a forwarded request that is not JSON: %v", err)
+	} else if f.Method == http.MethodPost {
+		answer, herr = s.decideApprovals(runID, f.Body)
+	} else {
+		answer, herr = s.pendingApprovals(runID)
+	}
+	if herr != nil {
+		return mustJSON(forwardedAnswer{Status: herr.status, Body: mustJSON(errorBody(herr))})
+	}
+	return mustJSON(forwardedAnswer{Status: http.StatusOK, Body: indented(answer)})
+}
+
+// ownRun makes this replica the one that answers for k's run in the
+// cluster, once: its calls wait for approval, which a client may post to
+// any replica. The run's end lets it go (endRunOf).
+func (s *Server) ownRun(k *runSink) {
+	if s.cluster == nil {
+		return
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.owned != nil || k.runID == "" {
+		return
+	}
+	ctx, cancel := s.storeCtx(context.Background())
+	defer cancel()
+	release, err := s.cluster.Own(ctx, k.runID)
+	if err != nil {
+		s.log.Error("server: registering a run in the cluster failed; its approvals can be posted to this replica only", "run", k.runID, "err", err)
+		return
+	}
+	k.owned = release
+}
