@@ -23,7 +23,13 @@
 // transaction) and checks the board's version there, so writes to one board
 // take turns and a commit from a stale run fails with server.ErrConflict
 // rather than overwrite another's; writes to different boards do not wait
-// for each other. Reads take no locks.
+// for each other. Reads take no locks. A commit costs two round trips to the
+// database, an undo, a redo, a create or a delete one.
+//
+// As with any database over a network, a connection lost while COMMIT's
+// answer is on its way leaves a call's outcome unknown: the call fails, and
+// the change may or may not be there. The version says which: a caller that
+// loads the board sees whether it moved.
 //
 // # The schema
 //

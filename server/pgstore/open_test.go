@@ -94,6 +94,13 @@ func TestOpenErrors(t *testing.T) {
 		defer l.Close()
 		return l.Addr().String()
 	}()
+	// A server that takes the connection and never answers, as one that
+	// hangs does: its kernel accepts, nothing reads.
+	silent, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
 	for _, tc := range []struct {
 		name, url, want string
 		is              func(error) bool
@@ -105,6 +112,8 @@ func TestOpenErrors(t *testing.T) {
 			"pgstore: connecting to PostgreSQL at " + good.Host + " as postgres: database \"nope\" does not exist", nil},
 		{"nothing listening", with(func(u *url.URL) { u.Host = closedPort }),
 			"pgstore: connecting to PostgreSQL at " + closedPort + " as postgres: connection refused (is PostgreSQL running there, on that port?)", nil},
+		{"no answer", with(func(u *url.URL) { u.Host = silent.Addr().String(); u.RawQuery += "&connect_timeout=1" }),
+			"pgstore: connecting to PostgreSQL at " + silent.Addr().String() + " as postgres: no answer (timed out)", nil},
 		{"no such host", with(func(u *url.URL) { u.Host = "db.invalid:5432"; u.RawQuery += "&connect_timeout=5" }),
 			"pgstore: connecting to PostgreSQL at db.invalid:5432 as postgres: ", nil},
 		{"not a URL", "postgres://postgres:" + password + "@" + good.Host + ":x/db",

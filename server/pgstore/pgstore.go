@@ -111,8 +111,10 @@ func (s *Store) connectError(err error) error {
 	switch {
 	case errors.As(err, &pgErr):
 		reason = pgErr.Message // password authentication failed for user "x"; database "y" does not exist
-	case errors.As(err, &dnsErr):
+	case errors.As(err, &dnsErr) && dnsErr.IsNotFound:
 		reason = "no such host"
+	case errors.As(err, &dnsErr):
+		reason = "cannot look the host up: " + dnsErr.Err
 	case errors.Is(err, syscall.ECONNREFUSED):
 		reason = "connection refused (is PostgreSQL running there, on that port?)"
 	case errors.Is(err, context.DeadlineExceeded), isTimeout(err):
