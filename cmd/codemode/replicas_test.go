@@ -5,6 +5,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 	"syscall"
@@ -117,7 +118,13 @@ func TestReplicaKilledMidRun(t *testing.T) {
 	mustDo(t, a, 200, "POST", "/v1/boards/k/batch", `{"operations":[{"tool":"createStickyNote","args":{"text":"kept","x":0,"y":0}}]}`)
 	evs := watchEvents(t, b, "k")
 	untilType(t, evs, "board")
-	go a.do(t, "POST", "/v1/boards/k/execute", string(halfThenAsk)) // answered by nobody: a dies
+	go func() { // answered by nobody: a dies (so not a.do, which fails the test)
+		req, _ := http.NewRequest("POST", a.base+"/v1/boards/k/execute", strings.NewReader(string(halfThenAsk)))
+		req.Header.Set("Content-Type", "application/json")
+		if res, err := http.DefaultClient.Do(req); err == nil {
+			res.Body.Close()
+		}
+	}()
 	untilType(t, evs, "approval_required")
 	a.cmd.Process.Signal(syscall.SIGKILL)
 	<-a.done
@@ -150,8 +157,16 @@ func TestReplicaShutsDownGracefully(t *testing.T) {
 	untilType(t, evs, "board")
 	answered := make(chan string, 1)
 	go func() {
-		_, body := a.do(t, "POST", "/v1/boards/g/execute", string(halfThenAsk))
-		answered <- body
+		req, _ := http.NewRequest("POST", a.base+"/v1/boards/g/execute", strings.NewReader(string(halfThenAsk)))
+		req.Header.Set("Content-Type", "application/json")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			answered <- err.Error()
+			return
+		}
+		defer res.Body.Close()
+		body, _ := io.ReadAll(res.Body)
+		answered <- string(body)
 	}()
 	ask := untilType(t, evs, "approval_required")
 	var asked struct{ RunID string }
