@@ -73,6 +73,10 @@ type ClusterOptions struct {
 // DefaultMaxLocks is ClusterOptions.MaxLocks's default.
 const DefaultMaxLocks = 16
 
+// trimEvery is how often (in events) an append deletes the events past
+// logEvents.
+const trimEvery = 64
+
 // logEvents is how many events a board's log keeps, as a server's ring
 // does: a client resumes from any of them.
 const logEvents = 1024
@@ -331,9 +335,8 @@ func (k *lock) release() {
 
 var errLockGone = errors.New("the board's lock is no longer held")
 
-// Append implements server.BoardLock: one round trip, in one implicit
-// transaction (a pipeline with one Sync), that fails unless the log is
-// where this holder left it.
+// Append implements server.BoardLock: one statement, that fails unless the
+// log is where this holder left it.
 func (k *lock) Append(ctx context.Context, events []server.LoggedEvent) error {
 	if len(events) == 0 {
 		return nil
@@ -350,14 +353,28 @@ func (k *lock) Append(ctx context.Context, events []server.LoggedEvent) error {
 		seqs[i], typs[i], datas[i] = int64(e.Seq), e.Type, e.Data
 	}
 	first, last := seqs[0], seqs[len(seqs)-1]
-	b := &pgx.Batch{}
-	// 1/count(*): an error, so nothing of the batch is kept, unless the
-	// log's last event is the one before these.
-	b.Queue(`WITH u AS (UPDATE codemode_board_logs SET seq = $3 WHERE board_id = $1 AND seq = $2 RETURNING 1) SELECT 1 / count(*)::int FROM u`, k.id, first-1, last)
-	b.Queue(`INSERT INTO codemode_board_events (board_id, seq, type, data) SELECT $1, s, t, d FROM unnest($2::bigint[], $3::text[], $4::bytea[]) AS u(s, t, d)`, k.id, seqs, typs, datas)
-	b.Queue(`DELETE FROM codemode_board_events WHERE board_id = $1 AND seq <= $2`, k.id, last-logEvents)
-	b.Queue(`SELECT pg_notify('`+boardsChannel+`', $1)`, strconv.FormatInt(last, 10)+" "+k.id)
-	if err := k.conn.SendBatch(ctx, b).Close(); err != nil {
+	// Events past the last logEvents are deleted when the seq crosses a
+	// multiple of trimEvery, not at every append: the log keeps up to
+	// logEvents+trimEvery.
+	trim := int64(0)
+	if (first-1)/trimEvery != last/trimEvery {
+		trim = last - logEvents
+	}
+	// One statement: the log's row moves on (only from where this holder
+	// left it: else 1/0 fails the whole, events included), the events go
+	// in, old ones out, and the notice goes with the commit.
+	_, err := k.conn.Exec(ctx, `
+		WITH u AS (
+			UPDATE codemode_board_logs SET seq = $3 WHERE board_id = $1 AND seq = $2 RETURNING 1),
+		i AS (
+			INSERT INTO codemode_board_events (board_id, seq, type, data)
+			SELECT $1, s, t, d FROM unnest($4::bigint[], $5::text[], $6::bytea[]) AS e(s, t, d)
+			WHERE EXISTS (SELECT 1 FROM u)),
+		d AS (
+			DELETE FROM codemode_board_events WHERE board_id = $1 AND seq <= $7 AND EXISTS (SELECT 1 FROM u))
+		SELECT 1 / count(*)::int, pg_notify('`+boardsChannel+`', $8) FROM u`,
+		k.id, first-1, last, seqs, typs, datas, trim, strconv.FormatInt(last, 10)+" "+k.id)
+	if err != nil {
 		return k.c.s.fail(ctx, fmt.Errorf("appending events %d to %d to board %q's log: %w", first, last, k.id, err))
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/codemode-dev/codemode/internal/pgtest"
+	"github.com/codemode-dev/codemode/server"
 	"github.com/codemode-dev/codemode/server/clustertest"
 	"github.com/codemode-dev/codemode/server/pgstore"
 )
@@ -26,4 +27,52 @@ func TestCluster(t *testing.T) {
 		}
 		return ms
 	})
+}
+
+// TestAppend: events go in only after the log's last (a holder that lost
+// its place appends nothing), and the log keeps its latest events.
+func TestAppend(t *testing.T) {
+	s := open(t, pgtest.URL(t), pgstore.Options{})
+	c, err := s.Join(ctx, pgstore.ClusterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	k, err := c.Lock(ctx, "b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := func(from, to uint64) []server.LoggedEvent {
+		var out []server.LoggedEvent
+		for i := from; i <= to; i++ {
+			out = append(out, server.LoggedEvent{Seq: i, Type: "t", Data: []byte(`{}`)})
+		}
+		return out
+	}
+	if err := k.Append(ctx, ev(1, 2)); err != nil {
+		t.Fatal(err)
+	}
+	if err := k.Append(ctx, ev(5, 6)); err == nil {
+		t.Error("events 5 and 6 appended after 2")
+	}
+	if st, evs, err := c.Log(ctx, "b", 0); err != nil || st.Seq != 2 || len(evs) != 2 {
+		t.Fatalf("after a refused append: %+v, %d events, %v", st, len(evs), err)
+	}
+	for from := uint64(3); from < 1500; from += 100 {
+		if err := k.Append(ctx, ev(from, from+99)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, evs, err := c.Log(ctx, "b", 0)
+	if err != nil || st.Seq != 1502 || len(evs) < 1024 || len(evs) > 1024+100 || evs[len(evs)-1].Seq != 1502 || evs[0].Seq != 1502-uint64(len(evs))+1 {
+		t.Errorf("after 1502 events: %+v, %d kept (%d to %d), %v", st, len(evs), evs[0].Seq, evs[len(evs)-1].Seq, err)
+	}
+	if err := k.Unlock(ctx, 1502, 7, false); err != nil {
+		t.Fatal(err)
+	}
+	if k2, err := c.Lock(ctx, "b"); err != nil || k2.State().Version != 7 || k2.State().Settled != 1502 || k2.State().Dirty {
+		t.Errorf("the next lock: %+v, %v", k2.State(), err)
+	} else {
+		k2.Unlock(ctx, 1502, 7, false)
+	}
 }
