@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -15,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/codemode-dev/codemode/internal/pgtest"
+	"github.com/codemode-dev/codemode/server/clustertest"
 )
 
 // Replicas of codemode serve on one PostgreSQL database, as processes:
@@ -33,46 +33,22 @@ func startReplicas(t *testing.T, url string, n int) []*servedCmd {
 	return rs
 }
 
-// sseEvent is one event of a stream, as a client reads it.
-type sseEvent struct{ id, typ, data string }
-
 // watchEvents opens a board's event stream on s; its events arrive on the
 // channel, which is closed when the stream ends.
-func watchEvents(t *testing.T, s *servedCmd, board string) <-chan sseEvent {
+func watchEvents(t *testing.T, s *servedCmd, board string) <-chan clustertest.Event {
 	t.Helper()
 	res, err := http.Get(s.base + "/v1/boards/" + board + "/events")
 	if err != nil || res.StatusCode != 200 {
 		t.Fatalf("watching %s: %v %v", board, err, res)
 	}
 	t.Cleanup(func() { res.Body.Close() })
-	out := make(chan sseEvent, 256)
-	go func() {
-		defer close(out)
-		sc := bufio.NewScanner(res.Body)
-		sc.Buffer(nil, 16<<20)
-		var ev sseEvent
-		for sc.Scan() {
-			line := sc.Text()
-			switch {
-			case line == "":
-				if ev.typ != "" {
-					out <- ev
-				}
-				ev = sseEvent{}
-			case strings.HasPrefix(line, "id: "):
-				ev.id = line[4:]
-			case strings.HasPrefix(line, "event: "):
-				ev.typ = line[7:]
-			case strings.HasPrefix(line, "data: "):
-				ev.data += line[6:]
-			}
-		}
-	}()
+	out := make(chan clustertest.Event, 256)
+	go clustertest.ReadEvents(res.Body, out)
 	return out
 }
 
 // untilType reads events up to one of type typ (failing after 30 s).
-func untilType(t *testing.T, evs <-chan sseEvent, typ string) sseEvent {
+func untilType(t *testing.T, evs <-chan clustertest.Event, typ string) clustertest.Event {
 	t.Helper()
 	timeout := time.After(30 * time.Second)
 	for {
@@ -81,7 +57,7 @@ func untilType(t *testing.T, evs <-chan sseEvent, typ string) sseEvent {
 			if !ok {
 				t.Fatalf("the stream ended before %s", typ)
 			}
-			if ev.typ == typ {
+			if ev.Type == typ {
 				return ev
 			}
 		case <-timeout:
@@ -135,8 +111,8 @@ func TestReplicaKilledMidRun(t *testing.T) {
 		t.Errorf("the board was free again after %v", took)
 	}
 	board := untilType(t, evs, "board")
-	if strings.Contains(board.data, `"half"`) || !strings.Contains(board.data, `"kept"`) {
-		t.Errorf("the board sent whole after the death: %s", board.data)
+	if strings.Contains(board.Data, `"half"`) || !strings.Contains(board.Data, `"kept"`) {
+		t.Errorf("the board sent whole after the death: %s", board.Data)
 	}
 	if d := cmp.Diff([]string{"kept", "after"}, objectTexts(t, mustDo(t, b, 200, "GET", "/v1/boards/k", ""))); d != "" {
 		t.Errorf("the board on B (-want +got):\n%s", d)
@@ -170,7 +146,7 @@ func TestReplicaShutsDownGracefully(t *testing.T) {
 	}()
 	ask := untilType(t, evs, "approval_required")
 	var asked struct{ RunID string }
-	json.Unmarshal([]byte(ask.data), &asked)
+	json.Unmarshal([]byte(ask.Data), &asked)
 	a.cmd.Process.Signal(syscall.SIGTERM)
 	mustDo(t, b, 200, "POST", "/v1/runs/"+asked.RunID+"/approvals", `{"decisions":[{"callId":"1","approved":true}]}`)
 	if code := a.wait(t, syscall.SIGTERM); code != 0 {
@@ -180,8 +156,8 @@ func TestReplicaShutsDownGracefully(t *testing.T) {
 		t.Errorf("the run on the replica that stopped: %s", body)
 	}
 	end := untilType(t, evs, "run_end")
-	if !strings.Contains(end.data, `"committed":true`) {
-		t.Errorf("run_end on B: %s", end.data)
+	if !strings.Contains(end.Data, `"committed":true`) {
+		t.Errorf("run_end on B: %s", end.Data)
 	}
 	mustDo(t, b, 200, "POST", "/v1/boards/g/batch", `{"operations":[{"tool":"createStickyNote","args":{"text":"next","x":0,"y":0}}]}`)
 	var st struct{ Version int }

@@ -157,14 +157,39 @@ func texts(t *testing.T, r *replica, id string) (version float64, out []string) 
 	return b.Version, out
 }
 
-// event is one server-sent event.
-type event struct{ ID, Type, Data string }
+// Event is one server-sent event, as a client reads it.
+type Event struct{ ID, Type, Data string }
+
+// ReadEvents reads an event stream's events into out, until it ends; then
+// it closes out.
+func ReadEvents(r io.Reader, out chan<- Event) {
+	defer close(out)
+	sc := bufio.NewScanner(r)
+	sc.Buffer(nil, 16<<20)
+	var ev Event
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case line == "":
+			if ev.Type != "" {
+				out <- ev
+			}
+			ev = Event{}
+		case strings.HasPrefix(line, "id: "):
+			ev.ID = line[4:]
+		case strings.HasPrefix(line, "event: "):
+			ev.Type = line[7:]
+		case strings.HasPrefix(line, "data: "):
+			ev.Data += line[6:]
+		}
+	}
+}
 
 // stream is an open event stream.
 type stream struct {
 	t      *testing.T
 	res    *http.Response
-	events chan event
+	events chan Event
 }
 
 // watch opens board id's event stream on r.
@@ -178,32 +203,8 @@ func watch(t *testing.T, r *replica, id string, lastID string) *stream {
 	if err != nil || res.StatusCode != 200 {
 		t.Fatalf("watching %s: %v %v", id, err, res)
 	}
-	st := &stream{t: t, res: res, events: make(chan event, 1024)}
-	go func() {
-		defer close(st.events)
-		br := bufio.NewReader(res.Body)
-		var ev event
-		for {
-			line, err := br.ReadString('\n')
-			if err != nil {
-				return
-			}
-			line = strings.TrimSuffix(line, "\n")
-			switch {
-			case line == "":
-				if ev.Type != "" {
-					st.events <- ev
-				}
-				ev = event{}
-			case strings.HasPrefix(line, "id: "):
-				ev.ID = line[4:]
-			case strings.HasPrefix(line, "event: "):
-				ev.Type = line[7:]
-			case strings.HasPrefix(line, "data: "):
-				ev.Data += line[6:]
-			}
-		}
-	}()
+	st := &stream{t: t, res: res, events: make(chan Event, 1024)}
+	go ReadEvents(res.Body, st.events)
 	t.Cleanup(st.close)
 	return st
 }
@@ -211,7 +212,7 @@ func watch(t *testing.T, r *replica, id string, lastID string) *stream {
 func (st *stream) close() { st.res.Body.Close() }
 
 // next is the stream's next event; it fails the test after 10 s.
-func (st *stream) next() event {
+func (st *stream) next() Event {
 	st.t.Helper()
 	select {
 	case ev, ok := <-st.events:
@@ -222,13 +223,13 @@ func (st *stream) next() event {
 	case <-time.After(10 * time.Second):
 		st.t.Fatal("no event within 10 s")
 	}
-	return event{}
+	return Event{}
 }
 
 // until reads events up to one of type typ, and returns them all.
-func (st *stream) until(typ string) []event {
+func (st *stream) until(typ string) []Event {
 	st.t.Helper()
-	var out []event
+	var out []Event
 	for {
 		ev := st.next()
 		out = append(out, ev)
@@ -238,7 +239,7 @@ func (st *stream) until(typ string) []event {
 	}
 }
 
-func types(evs []event) []string {
+func types(evs []Event) []string {
 	var out []string
 	for _, e := range evs {
 		out = append(out, e.Type)
@@ -448,7 +449,7 @@ func testHolderDies(t *testing.T, open Open) {
 	if d := time.Since(began); d > 30*time.Second {
 		t.Errorf("the board was free again after %v", d)
 	}
-	var board event
+	var board Event
 	for ev := st.next(); ; ev = st.next() {
 		if ev.Type == "board" {
 			board = ev

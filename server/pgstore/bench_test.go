@@ -1,89 +1,20 @@
 package pgstore_test
 
 import (
-	"encoding/json"
-	"fmt"
-	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/codemode-dev/codemode/internal/pgtest"
 	"github.com/codemode-dev/codemode/server"
 	"github.com/codemode-dev/codemode/server/pgstore"
+	"github.com/codemode-dev/codemode/server/storetest"
 )
 
-// boardDoc is a whiteboard document of about size bytes: a frame, stickies
-// and connectors as docs/whiteboard.md has them, each commit a little
-// different (as a run's would be).
-func boardDoc(size, n int) json.RawMessage {
-	var b strings.Builder
-	b.WriteString(`{"objects":[{"id":"frame-1","type":"frame","x":0,"y":0,"width":1200,"height":800,"title":"Retro"}`)
-	for i := 2; b.Len() < size-200; i++ {
-		if i%3 == 0 {
-			fmt.Fprintf(&b, `,{"id":"conn-%d","type":"connector","x":%d,"y":%d,"width":195,"height":50,"fromId":"sticky-%d","toId":"sticky-%d","style":"end","label":"then"}`, i, 20*i, 10*i, i-2, i-1)
-		} else {
-			fmt.Fprintf(&b, `,{"id":"sticky-%d","type":"sticky","x":%d,"y":%d,"width":200,"height":200,"text":"Idea %d of run %d: ship the thing","color":"yellow","parentId":"frame-1"}`, i, 20*i, 10*i, i, n)
-		}
-	}
-	b.WriteString(`]}`)
-	return json.RawMessage(b.String())
-}
+// BenchmarkCommit is storetest.BenchCommit, as sqlitestore's, on
+// PostgreSQL (the throwaway server of package pgtest, which runs with fsync
+// off: the numbers are the store's and the round trips', not a disk's),
+// with the default history of 100 steps.
+func BenchmarkCommit(b *testing.B) { storetest.BenchCommit(b, openBench) }
 
-// BenchmarkCommit is sqlitestore's, on PostgreSQL (the throwaway server of
-// package pgtest, which runs with fsync off: the numbers are the store's
-// and the round trips', not a disk's). It commits 5 KB documents, one after another on one board
-// (Serial) and from many goroutines on a board each (Parallel, the load
-// test's shape), with the default history of 100 steps (so most commits
-// also delete the oldest step). It reports commits/s.
-func BenchmarkCommit(b *testing.B) {
-	docs := make([]json.RawMessage, 16)
-	for i := range docs {
-		docs[i] = boardDoc(5000, i)
-	}
-	b.Logf("document: %d bytes", len(docs[0]))
-	b.Run("Serial", func(b *testing.B) {
-		s := openBench(b)
-		if _, err := s.CreateBoard(ctx, server.BoardInfo{ID: "a"}, docs[0]); err != nil {
-			b.Fatal(err)
-		}
-		version := int64(1)
-		b.SetBytes(int64(len(docs[0])))
-		b.ResetTimer()
-		for i := 0; b.Loop(); i++ {
-			st, err := s.Commit(ctx, "a", server.Commit{Base: version, Doc: docs[i%len(docs)], RunID: "run_bench"})
-			if err != nil {
-				b.Fatal(err)
-			}
-			version = st.Version
-		}
-		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "commits/s")
-	})
-	b.Run("Parallel", func(b *testing.B) {
-		s := openBench(b)
-		var boards atomic.Int64
-		b.SetBytes(int64(len(docs[0])))
-		b.SetParallelism(25) // 50 clients on 2 CPUs
-		b.ResetTimer()
-		b.RunParallel(func(pb *testing.PB) {
-			id := fmt.Sprintf("b%d", boards.Add(1))
-			if _, err := s.CreateBoard(ctx, server.BoardInfo{ID: id}, docs[0]); err != nil {
-				b.Error(err)
-				return
-			}
-			version := int64(1)
-			for i := 0; pb.Next(); i++ {
-				st, err := s.Commit(ctx, id, server.Commit{Base: version, Doc: docs[i%len(docs)], RunID: "run_bench"})
-				if err != nil {
-					b.Error(err)
-					return
-				}
-				version = st.Version
-			}
-		})
-		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "commits/s")
-	})
-}
-
-func openBench(b *testing.B) *pgstore.Store {
+func openBench(b *testing.B) server.Store {
 	return open(b, pgtest.URL(b), pgstore.Options{})
 }
