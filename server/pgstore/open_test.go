@@ -112,9 +112,19 @@ func TestOpenErrors(t *testing.T) {
 			"pgstore: connecting to PostgreSQL at " + good.Host + " as postgres: database \"nope\" does not exist", nil},
 		{"nothing listening", with(func(u *url.URL) { u.Host = closedPort }),
 			"pgstore: connecting to PostgreSQL at " + closedPort + " as postgres: connection refused (is PostgreSQL running there, on that port?)", nil},
-		{"no answer", with(func(u *url.URL) { u.Host = silent.Addr().String(); u.RawQuery += "&connect_timeout=1" }),
+		{"no answer", with(func(u *url.URL) {
+			u.Host = silent.Addr().String()
+			q := u.Query()
+			q.Set("connect_timeout", "1")
+			u.RawQuery = q.Encode()
+		}),
 			"pgstore: connecting to PostgreSQL at " + silent.Addr().String() + " as postgres: no answer (timed out)", nil},
-		{"no such host", with(func(u *url.URL) { u.Host = "db.invalid:5432"; u.RawQuery += "&connect_timeout=5" }),
+		{"no such host", with(func(u *url.URL) {
+			u.Host = "db.invalid:5432"
+			q := u.Query()
+			q.Set("connect_timeout", "5")
+			u.RawQuery = q.Encode()
+		}),
 			"pgstore: connecting to PostgreSQL at db.invalid:5432 as postgres: ", nil},
 		{"not a URL", "postgres://postgres:" + password + "@" + good.Host + ":x/db",
 			"pgstore: the store URL is not a PostgreSQL connection URL: ", nil},
