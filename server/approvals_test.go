@@ -254,6 +254,9 @@ func TestApprovalOfAJSONRun(t *testing.T) {
 	// unless the decision (made from the watcher's event) ended the run
 	// before its handler looked: then it is answered whole, as usual.
 	committed := res.Trailer.Get("Codemode-Board-Committed")
+	if committed != "" && res.Header.Get("X-Accel-Buffering") != "no" {
+		t.Errorf("an answer begun early without X-Accel-Buffering: no (a buffering proxy would hold its headers back): %v", res.Header)
+	}
 	if committed == "" {
 		committed = res.Header.Get("Codemode-Board-Committed")
 	}

@@ -327,6 +327,7 @@ func answerEarly(w http.ResponseWriter, out <-chan runOutcome, k *runSink) {
 	h.Set("Content-Type", "application/json")
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Accel-Buffering", "no") // a buffering proxy (nginx) would hold these headers back until the run ends
 	w.WriteHeader(http.StatusOK)
 	http.NewResponseController(w).Flush() // fails only where flushing is unsupported: the answer then comes whole
 	o := <-out

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -23,6 +22,7 @@ import (
 	"time"
 
 	"github.com/codemode-dev/codemode/internal/pgtest"
+	"github.com/codemode-dev/codemode/server/clustertest"
 )
 
 // TestDeployNginx runs the deployment of docs/deploy.md: its nginx block —
@@ -159,8 +159,8 @@ func TestDeployNginx(t *testing.T) {
 	// those taken from it so far.
 	type stream struct {
 		upstream string
-		events   <-chan sseEvent
-		seen     []sseEvent
+		events   <-chan clustertest.Event
+		seen     []clustertest.Event
 		stop     func()
 	}
 	// watch opens board's stream, resumed after lastID unless that is "".
@@ -178,11 +178,11 @@ func TestDeployNginx(t *testing.T) {
 			cancel()
 			t.Fatalf("GET /v1/boards/%s/events through nginx: %d %s", board, resp.StatusCode, got)
 		}
-		events, read := make(chan sseEvent), make(chan struct{})
+		events, read := make(chan clustertest.Event), make(chan struct{})
 		go func() {
 			defer close(read)
 			defer close(events)
-			readEvents(resp.Body, func(e sseEvent) bool {
+			readEvents(resp.Body, func(e clustertest.Event) bool {
 				select {
 				case events <- e:
 					return true
@@ -203,25 +203,25 @@ func TestDeployNginx(t *testing.T) {
 	// next takes the stream's next event, which must be of type want, and
 	// come: a run waiting for its approval does not end, so nginx
 	// buffering its events would hold them back for good.
-	next := func(s *stream, want string) sseEvent {
+	next := func(s *stream, want string) clustertest.Event {
 		t.Helper()
 		select {
 		case e, ok := <-s.events:
 			if !ok {
 				t.Fatalf("the stream through nginx (on %s) ended before %q", s.upstream, want)
 			}
-			if e.typ != want {
-				t.Fatalf("the stream through nginx (on %s): event %q, want %q: %s", s.upstream, e.typ, want, e.data)
+			if e.Type != want {
+				t.Fatalf("the stream through nginx (on %s): event %q, want %q: %s", s.upstream, e.Type, want, e.Data)
 			}
 			s.seen = append(s.seen, e)
 			return e
 		case <-time.After(30 * time.Second):
 			t.Fatalf("the stream through nginx (on %s): no %q event within 30 s (buffered?)", s.upstream, want)
 		}
-		return sseEvent{}
+		return clustertest.Event{}
 	}
 	// until takes the stream's events up to one of type want.
-	until := func(s *stream, want string) sseEvent {
+	until := func(s *stream, want string) clustertest.Event {
 		t.Helper()
 		timeout := time.After(30 * time.Second)
 		for {
@@ -231,7 +231,7 @@ func TestDeployNginx(t *testing.T) {
 					t.Fatalf("the stream through nginx (on %s) ended before %q", s.upstream, want)
 				}
 				s.seen = append(s.seen, e)
-				if e.typ == want {
+				if e.Type == want {
 					return e
 				}
 			case <-timeout:
@@ -243,11 +243,11 @@ func TestDeployNginx(t *testing.T) {
 		RunID     string
 		Approvals []struct{ CallID string }
 	}
-	asked := func(e sseEvent) waiting {
+	asked := func(e clustertest.Event) waiting {
 		t.Helper()
 		var w waiting
-		if json.Unmarshal([]byte(e.data), &w) != nil || w.RunID == "" || len(w.Approvals) != 1 {
-			t.Fatalf("approval_required: %s", e.data)
+		if json.Unmarshal([]byte(e.Data), &w) != nil || w.RunID == "" || len(w.Approvals) != 1 {
+			t.Fatalf("approval_required: %s", e.Data)
 		}
 		return w
 	}
@@ -417,7 +417,7 @@ func TestDeployNginx(t *testing.T) {
 		if asking = asked(e); asking.RunID != r.id {
 			t.Fatalf("approval_required of %s, want %s", asking.RunID, r.id)
 		}
-		askedAt = append(askedAt, e.id)
+		askedAt = append(askedAt, e.ID)
 	}
 	if askedAt[0] != askedAt[1] {
 		t.Fatalf("approval_required has id %s on one stream, %s on the other", askedAt[0], askedAt[1])
@@ -460,9 +460,9 @@ func TestDeployNginx(t *testing.T) {
 		}
 	}
 	// since is what s had after the last event with id.
-	since := func(s *stream, id string) []sseEvent {
+	since := func(s *stream, id string) []clustertest.Event {
 		i := len(s.seen) - 1
-		for i >= 0 && s.seen[i].id != id {
+		for i >= 0 && s.seen[i].ID != id {
 			i--
 		}
 		if i < 0 {
@@ -470,11 +470,11 @@ func TestDeployNginx(t *testing.T) {
 		}
 		return s.seen[i+1:]
 	}
-	sameEvent := func(x, y sseEvent) bool { return x.id == y.id && x.typ == y.typ }
+	sameEvent := func(x, y clustertest.Event) bool { return x.ID == y.ID && x.Type == y.Type }
 	if m, o := since(mine, askedAt[0]), since(theirs, askedAt[0]); len(m) > len(o) || !slices.EqualFunc(m, o[:len(m)], sameEvent) {
 		t.Fatalf("after the approval was asked, the stream on the replica that stopped had %v, the other %v", m, o)
 	}
-	lastID := mine.seen[len(mine.seen)-1].id
+	lastID := mine.seen[len(mine.seen)-1].ID
 
 	// While the client is away, a run through nginx, on the other replica.
 	if got := must(http.StatusOK, http.MethodPost, "/v1/boards/"+board+"/batch",
@@ -492,7 +492,7 @@ func TestDeployNginx(t *testing.T) {
 		t.Errorf("the stream resumed on %s, want the other replica %s", back.upstream, addrOf(other))
 	}
 	for _, want := range since(theirs, lastID) {
-		if got := next(back, want.typ); got != want {
+		if got := next(back, want.Type); got != want {
 			t.Errorf("the stream resumed after %s: %+v, want %+v", lastID, got, want)
 		}
 	}
@@ -551,23 +551,16 @@ func TestDeployNginx(t *testing.T) {
 
 // readEvents reads server-sent events from r and gives each to f, until r
 // ends or f returns false.
-func readEvents(r io.Reader, f func(sseEvent) bool) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 4<<20)
-	var e sseEvent
-	for sc.Scan() {
-		line := sc.Text()
-		if id, ok := strings.CutPrefix(line, "id: "); ok {
-			e.id = id
-		} else if typ, ok := strings.CutPrefix(line, "event: "); ok {
-			e.typ = typ
-		} else if data, ok := strings.CutPrefix(line, "data: "); ok {
-			e.data += data
-		} else if line == "" && e.typ != "" {
-			if !f(e) {
-				return
-			}
-			e = sseEvent{}
+func readEvents(r io.Reader, f func(clustertest.Event) bool) {
+	ch := make(chan clustertest.Event)
+	go clustertest.ReadEvents(r, ch)
+	for e := range ch {
+		if !f(e) {
+			go func() { // until r ends (its caller closes it)
+				for range ch {
+				}
+			}()
+			return
 		}
 	}
 }
