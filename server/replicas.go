@@ -54,6 +54,7 @@ func (s *Server) lockCluster(ctx, wctx context.Context, lb *liveBoard, wait func
 	var cur BoardState
 	cur, _ = lb.committed()
 	if !(newLog || st.Dirty || st.Version == 0 || st.Version != cur.Version) {
+		lb.stale.Store(false) // the lock's word: the copy is the board (no one else changes it now)
 		return unlock, nil
 	}
 	if _, err := s.reload(lb); err != nil {
@@ -65,6 +66,7 @@ func (s *Server) lockCluster(ctx, wctx context.Context, lb *liveBoard, wait func
 		unlock()
 		return nil, s.storeFailed("loading board "+quoteID(lb.id), err)
 	}
+	lb.stale.Store(false)
 	if st.Dirty || (st.Version == 0 && st.Seq > 0) { // a log that lacks events, not a new one
 		lb.hub.publishBoard(lb)
 	}
@@ -104,8 +106,10 @@ func (s *Server) syncLater(lb *liveBoard) {
 		h.again = true
 		return
 	}
+	if !s.addSync() {
+		return
+	}
 	h.syncing = true
-	s.syncs.Add(1)
 	go func() {
 		defer s.syncs.Done()
 		for {
@@ -124,6 +128,19 @@ func (s *Server) syncLater(lb *liveBoard) {
 			h.mu.Unlock()
 		}
 	}()
+}
+
+// addSync counts a catch-up in, unless Shutdown waits for them already
+// (a notice can still come in while it does). h.mu is held: hub.mu comes
+// before s.mu.
+func (s *Server) addSync() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.syncsOver {
+		return false
+	}
+	s.syncs.Add(1)
+	return true
 }
 
 // syncHub reads lb's log after the hub's last event and delivers what came

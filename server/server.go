@@ -136,7 +136,8 @@ type Server struct {
 
 	// cluster is Options.Cluster (nil: alone); stopListen ends its
 	// notices, and syncs counts the catch-ups with its logs under way
-	// (syncLater), for Shutdown.
+	// (syncLater), for Shutdown; none is added once syncsOver is set
+	// (guarded by mu).
 	cluster    Cluster
 	stopListen func()
 	syncs      sync.WaitGroup
@@ -161,9 +162,11 @@ type Server struct {
 	drawBoard func(id string, st BoardState, b *whiteboard.Board) []byte
 
 	// mu guards closing, the start of runs and the WaitGroup runs, so that
-	// Shutdown's Wait never races a run's Add.
+	// Shutdown's Wait never races a run's Add (and syncsOver, for syncs).
+	// A hub's mu, when both are held, comes first (syncLater).
 	mu         sync.Mutex
 	closing    bool
+	syncsOver  bool
 	running    int // runs under way, queued ones included, parked ones not
 	parked     int // runs waiting for approval, out of running (park)
 	maxRuns    int
@@ -426,6 +429,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 			s.stopListen()
 		}
 	}
+	s.mu.Lock()
+	s.syncsOver = true
+	s.mu.Unlock()
 	s.syncs.Wait()
 	return err
 }
