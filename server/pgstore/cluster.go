@@ -407,11 +407,28 @@ func (k *lock) Unlock(ctx context.Context, settled uint64, version int64, delete
 // Log implements server.Cluster: one statement, so that where the log
 // stands and its events are read from one snapshot (a board deleted
 // between two reads would look like a log that lost its events).
+//
+// A statement whose insert of a new log's row lost the race to another's
+// (two replicas reading a new board's log at once) finds no row at all: the
+// winner's is not in its snapshot. It is read again then, in a new
+// snapshot that has it (TestLogOfNewBoardRaced).
 func (c *Cluster) Log(ctx context.Context, id string, after uint64) (server.LogState, []server.LoggedEvent, error) {
-	var st server.LogState
 	if err := c.s.start(ctx); err != nil {
-		return st, nil, err
+		return server.LogState{}, nil, err
 	}
+	for range 3 {
+		st, evs, err := c.logOnce(ctx, id, after)
+		if err != nil || st.Epoch != "" {
+			return st, evs, err
+		}
+	}
+	return server.LogState{}, nil, fmt.Errorf("pgstore: %s: board %q's log: its row came and went three times while being read", c.s.where, id)
+}
+
+// logOnce is one attempt of Log: an empty epoch if the log's row was made
+// by another statement after this one's snapshot.
+func (c *Cluster) logOnce(ctx context.Context, id string, after uint64) (server.LogState, []server.LoggedEvent, error) {
+	var st server.LogState
 	rows, err := c.s.pool.Query(ctx, `
 		WITH ins AS (
 			INSERT INTO codemode_board_logs (board_id, epoch) VALUES ($1, $2)

@@ -1,6 +1,8 @@
 package pgstore_test
 
 import (
+	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/codemode-dev/codemode/internal/pgtest"
@@ -74,5 +76,44 @@ func TestAppend(t *testing.T) {
 		t.Errorf("the next lock: %+v, %v", k2.State(), err)
 	} else {
 		k2.Unlock(ctx, 1502, 7, false)
+	}
+}
+
+// TestLogOfNewBoardRaced: replicas reading a board's log for the first
+// time at once (two watchers opening a new board on two replicas) each get
+// its epoch. The log's row is made by whichever reads first; one statement
+// that lost the race to insert it used to find no row in its snapshot and
+// return an empty epoch without an error, which the server then took for a
+// board deleted and made again.
+func TestLogOfNewBoardRaced(t *testing.T) {
+	url := pgtest.URL(t)
+	var cs []*pgstore.Cluster
+	for range 2 {
+		c, err := open(t, url, pgstore.Options{}).Join(ctx, pgstore.ClusterOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		cs = append(cs, c)
+	}
+	for i := range 300 {
+		id := fmt.Sprintf("new-%d", i)
+		var epochs [4]string
+		var errs [4]error
+		var wg sync.WaitGroup
+		for j := range epochs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				st, _, err := cs[j%2].Log(ctx, id, 0)
+				epochs[j], errs[j] = st.Epoch, err
+			}()
+		}
+		wg.Wait()
+		for j := range epochs {
+			if errs[j] != nil || epochs[j] == "" || epochs[j] != epochs[0] {
+				t.Fatalf("board %s's log read at once four times: epochs %q, errors %v", id, epochs, errs)
+			}
+		}
 	}
 }
