@@ -27,6 +27,9 @@ func (s *Server) lockCluster(ctx, wctx context.Context, lb *liveBoard, wait func
 	}
 	st := bl.State()
 	h := lb.hub
+	h.mu.Lock()
+	oldLog := h.logged && h.epoch != st.Epoch // syncHub may follow the new log before take sees it
+	h.mu.Unlock()
 	if h.watched() {
 		// What other replicas logged since, for the watchers here (a
 		// notice may still be on its way); nobody watching, the hub just
@@ -36,7 +39,7 @@ func (s *Server) lockCluster(ctx, wctx context.Context, lb *liveBoard, wait func
 		}
 	}
 	w := newAppender(bl, lb.id, s.log, s.storeTimeout)
-	newLog := h.take(w, st.LogState)
+	newLog := h.take(w, st.LogState) || oldLog
 	unlock = func() {
 		seq := h.leave()
 		last, ok := w.close()
@@ -170,9 +173,20 @@ func (s *Server) syncHub(ctx context.Context, lb *liveBoard) error {
 	}
 	deleted := h.logged && st.Epoch != h.epoch
 	n := 0
-	if deleted {
+	switch {
+	case deleted && len(h.subs) == 0:
+		// Nobody here watched the old board to the end: nobody to tell
+		// of it. The hub follows the new log from where it stands (the
+		// board may have been made again: a watcher on the way is sent
+		// it, not board_deleted), and the copy is loaded again, or found
+		// gone (refresh).
+		deleted = false
+		h.epoch, h.seq, h.settled = st.Epoch, st.Seq, st.Settled
+		h.letGo()
+		lb.stale.Store(true)
+	case deleted:
 		h.endAt(h.seq+1, "board_deleted", mustJSON(map[string]string{"boardId": lb.id}))
-	} else {
+	default:
 		n, deleted = h.ingest(st, evs)
 	}
 	h.mu.Unlock()

@@ -48,6 +48,7 @@ func Run(t *testing.T, open Open) {
 	t.Run("RunsFromThreeReplicasInOrder", func(t *testing.T) { testSerialised(t, open) })
 	t.Run("ResumeOnAnother", func(t *testing.T) { testResume(t, open) })
 	t.Run("HolderDiesMidRun", func(t *testing.T) { testHolderDies(t, open) })
+	t.Run("WatchBoardMadeAgain", func(t *testing.T) { testWatchMadeAgain(t, open) })
 }
 
 // replica is one server of the cluster, served on a loopback port.
@@ -469,5 +470,27 @@ func testHolderDies(t *testing.T, open Open) {
 	}
 	if _, txt := texts(t, b, "d"); strings.Join(txt, ",") != "after" {
 		t.Errorf("the board after: %q", txt)
+	}
+}
+
+// testWatchMadeAgain: a board deleted on A and made again there is watched
+// on B, which ran on it before and had nobody watching it since: B's
+// watcher is sent the new board, not board_deleted (the old board's end,
+// which B had nobody to tell).
+func testWatchMadeAgain(t *testing.T, open Open) {
+	rs := start(t, open, 2, nil)
+	a, b := rs[0], rs[1]
+	must(t, 201, "POST", a.url+"/v1/boards", `{"id":"m"}`)
+	must(t, 200, "POST", b.url+"/v1/boards/m/batch", sticky("old"))
+	must(t, 204, "DELETE", a.url+"/v1/boards/m", "")
+	must(t, 201, "POST", a.url+"/v1/boards", `{"id":"m"}`)
+	must(t, 200, "POST", a.url+"/v1/boards/m/batch", sticky("new"))
+	st := watch(t, b, "m", "")
+	if ev := st.next(); ev.Type != "board" || !strings.Contains(ev.Data, `"new"`) || strings.Contains(ev.Data, `"old"`) {
+		t.Fatalf("B's watcher of the board made again: first event %s %s", ev.Type, ev.Data)
+	}
+	must(t, 200, "POST", a.url+"/v1/boards/m/batch", sticky("later"))
+	if evs := st.until("run_end"); !strings.Contains(evs[len(evs)-2].Data, `"later"`) {
+		t.Errorf("B's watcher after A's next run: %q", types(evs))
 	}
 }

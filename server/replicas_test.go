@@ -1,0 +1,48 @@
+package server
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestRunOnBoardMadeAgainAfterWatch: a replica whose watcher of a board
+// left moments ago (it may come back to resume) runs on the board after
+// another replica deleted it and made it again, at the same version as the
+// old one here. The run is on the new board: catching the watchers up with
+// the new log as the lock is taken must not hide from the lock that the
+// board is another one (its copy here is the old board's, the notices of
+// A's changes not yet come).
+func TestRunOnBoardMadeAgainAfterWatch(t *testing.T) {
+	store, cluster := NewMemoryStore(), NewMemoryCluster()
+	a := newTestServer(t, Options{Store: store, Cluster: cluster.Join()})
+	b := newTestServer(t, Options{Store: store, Cluster: cluster.Join()})
+	mustDo := func(s *Server, want int, method, path, body string) {
+		t.Helper()
+		if res, data := do(t, s, method, path, body); res.StatusCode != want {
+			t.Fatalf("%s %s: %d %s, want %d", method, path, res.StatusCode, data, want)
+		}
+	}
+	mustDo(a, 201, "POST", "/v1/boards", `{"id":"m"}`)
+	mustDo(b, 200, "POST", "/v1/boards/m/batch", batchOf(sticky("old", 0)))
+	lb := b.boards.peek("m")
+	if lb == nil {
+		t.Fatal("board m is not in B's memory after B's run")
+	}
+	lb.hub.mu.Lock()
+	lb.hub.left = time.Now() // a watcher of B's left: it may come back
+	lb.hub.mu.Unlock()
+	mustDo(a, 204, "DELETE", "/v1/boards/m", "")
+	mustDo(a, 201, "POST", "/v1/boards", `{"id":"m"}`)
+	mustDo(a, 200, "POST", "/v1/boards/m/batch", batchOf(sticky("new", 0)))
+	lb.stale.Store(false) // the notices of A's changes are still on their way to B (PostgreSQL's come a moment later)
+	mustDo(b, 200, "POST", "/v1/boards/m/batch", batchOf(sticky("from B", 300)))
+	_, data := do(t, a, "GET", "/v1/boards/m", "")
+	var texts []string
+	for _, o := range decode(t, data)["objects"].([]any) {
+		texts = append(texts, o.(map[string]any)["text"].(string))
+	}
+	if got := strings.Join(texts, ","); got != "new,from B" {
+		t.Errorf("the board made again, after B's run: %q, want %q", got, "new,from B")
+	}
+}
