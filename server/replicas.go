@@ -28,7 +28,11 @@ func (s *Server) lockCluster(ctx, wctx context.Context, lb *liveBoard, wait func
 	st := bl.State()
 	h := lb.hub
 	h.mu.Lock()
-	oldLog := h.logged && h.epoch != st.Epoch // syncHub may follow the new log before take sees it
+	// The copy here was checked against no log (loaded, never locked nor
+	// watched here): the log's version cannot vouch for it, since a board
+	// deleted and made again elsewhere can be at the old one's version. Or
+	// the log is another (syncHub may follow it before take sees it).
+	unchecked := !h.logged || h.epoch != st.Epoch
 	h.mu.Unlock()
 	if h.watched() {
 		// What other replicas logged since, for the watchers here (a
@@ -39,7 +43,7 @@ func (s *Server) lockCluster(ctx, wctx context.Context, lb *liveBoard, wait func
 		}
 	}
 	w := newAppender(bl, lb.id, s.log, s.storeTimeout)
-	newLog := h.take(w, st.LogState) || oldLog
+	newLog := h.take(w, st.LogState)
 	unlock = func() {
 		seq := h.leave()
 		last, ok := w.close()
@@ -56,7 +60,7 @@ func (s *Server) lockCluster(ctx, wctx context.Context, lb *liveBoard, wait func
 	}
 	var cur BoardState
 	cur, _ = lb.committed()
-	if !(newLog || st.Dirty || st.Version == 0 || st.Version != cur.Version) {
+	if !(newLog || unchecked || st.Dirty || st.Version == 0 || st.Version != cur.Version) {
 		lb.stale.Store(false) // the lock's word: the copy is the board (no one else changes it now)
 		return unlock, nil
 	}

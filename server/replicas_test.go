@@ -46,3 +46,35 @@ func TestRunOnBoardMadeAgainAfterWatch(t *testing.T) {
 		t.Errorf("the board made again, after B's run: %q, want %q", got, "new,from B")
 	}
 }
+
+// TestRunOnBoardMadeAgainUnlogged: a replica that only read a board (its
+// copy loaded, its log never read) runs on it after another replica deleted
+// it and made it again at the same version, the notices of that not yet
+// come. The run is on the new board, not on the old copy committed over it.
+func TestRunOnBoardMadeAgainUnlogged(t *testing.T) {
+	store, cluster := NewMemoryStore(), NewMemoryCluster()
+	a := newTestServer(t, Options{Store: store, Cluster: cluster.Join()})
+	b := newTestServer(t, Options{Store: store, Cluster: cluster.Join()})
+	mustDo := func(s *Server, want int, method, path, body string) {
+		t.Helper()
+		if res, data := do(t, s, method, path, body); res.StatusCode != want {
+			t.Fatalf("%s %s: %d %s, want %d", method, path, res.StatusCode, data, want)
+		}
+	}
+	mustDo(a, 201, "POST", "/v1/boards", `{"id":"m"}`)
+	mustDo(a, 200, "POST", "/v1/boards/m/batch", batchOf(sticky("old", 0)))
+	mustDo(b, 200, "GET", "/v1/boards/m", "")
+	mustDo(a, 204, "DELETE", "/v1/boards/m", "")
+	mustDo(a, 201, "POST", "/v1/boards", `{"id":"m"}`)
+	mustDo(a, 200, "POST", "/v1/boards/m/batch", batchOf(sticky("new", 0)))
+	b.boards.peek("m").stale.Store(false) // the notices of A's changes are still on their way to B
+	mustDo(b, 200, "POST", "/v1/boards/m/batch", batchOf(sticky("from B", 300)))
+	_, data := do(t, a, "GET", "/v1/boards/m", "")
+	var texts []string
+	for _, o := range decode(t, data)["objects"].([]any) {
+		texts = append(texts, o.(map[string]any)["text"].(string))
+	}
+	if got := strings.Join(texts, ","); got != "new,from B" {
+		t.Errorf("the board made again, after B's run: %q, want %q", got, "new,from B")
+	}
+}
