@@ -39,6 +39,12 @@ type liveBoard struct {
 
 	deleted bool // guarded by lock
 
+	// checked is, in a cluster, the epoch of the board's log that the
+	// cluster's lock last found the copy to be the board of (guarded by
+	// lock): a copy checked against no log, or another, is loaded again
+	// as the lock is taken (Server.lockCluster).
+	checked string
+
 	// stale: in a cluster, another replica changed the board since it was
 	// loaded here (Server.refresh loads it again).
 	stale atomic.Bool

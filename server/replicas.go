@@ -27,13 +27,12 @@ func (s *Server) lockCluster(ctx, wctx context.Context, lb *liveBoard, wait func
 	}
 	st := bl.State()
 	h := lb.hub
-	h.mu.Lock()
-	// The copy here was checked against no log (loaded, never locked nor
-	// watched here): the log's version cannot vouch for it, since a board
-	// deleted and made again elsewhere can be at the old one's version. Or
-	// the log is another (syncHub may follow it before take sees it).
-	unchecked := !h.logged || h.epoch != st.Epoch
-	h.mu.Unlock()
+	// The copy here was checked against no log (loaded, never changed
+	// here), or another: the log's version cannot vouch for it, since a
+	// board deleted and made again elsewhere can be at the old one's
+	// version. (Not the hub's epoch: a watcher's catch-up follows a new
+	// log without loading the board while a change holds it here.)
+	unchecked := lb.checked != st.Epoch
 	if h.watched() {
 		// What other replicas logged since, for the watchers here (a
 		// notice may still be on its way); nobody watching, the hub just
@@ -64,6 +63,7 @@ func (s *Server) lockCluster(ctx, wctx context.Context, lb *liveBoard, wait func
 		lb.stale.Store(false) // the lock's word: the copy is the board (no one else changes it now)
 		return unlock, nil
 	}
+	lb.checked = ""
 	if _, err := s.reload(lb); err != nil {
 		if errors.Is(err, ErrNotFound) {
 			lb.deleted = true // the lock is held: lockBoard answers 404
@@ -74,6 +74,7 @@ func (s *Server) lockCluster(ctx, wctx context.Context, lb *liveBoard, wait func
 		return nil, s.storeFailed("loading board "+quoteID(lb.id), err)
 	}
 	lb.stale.Store(false)
+	lb.checked = st.Epoch
 	if st.Dirty || (st.Version == 0 && st.Seq > 0) { // a log that lacks events, not a new one
 		lb.hub.publishBoard(lb)
 	}

@@ -78,3 +78,42 @@ func TestRunOnBoardMadeAgainUnlogged(t *testing.T) {
 		t.Errorf("the board made again, after B's run: %q, want %q", got, "new,from B")
 	}
 }
+
+// TestRunOnBoardMadeAgainWatchedMeanwhile: as TestRunOnBoardMadeAgainAfterWatch,
+// but a watcher comes to the replica while its run waits for the cluster's
+// lock (the run holds the board's lock here, so the watcher's catch-up with
+// the new log cannot load the board again). The run is still on the new
+// board: what the hub follows says nothing of what the copy of the board is.
+func TestRunOnBoardMadeAgainWatchedMeanwhile(t *testing.T) {
+	store, cluster := NewMemoryStore(), NewMemoryCluster()
+	a := newTestServer(t, Options{Store: store, Cluster: cluster.Join()})
+	b := newTestServer(t, Options{Store: store, Cluster: cluster.Join()})
+	mustDo := func(s *Server, want int, method, path, body string) {
+		t.Helper()
+		if res, data := do(t, s, method, path, body); res.StatusCode != want {
+			t.Fatalf("%s %s: %d %s, want %d", method, path, res.StatusCode, data, want)
+		}
+	}
+	mustDo(a, 201, "POST", "/v1/boards", `{"id":"m"}`)
+	mustDo(b, 200, "POST", "/v1/boards/m/batch", batchOf(sticky("old", 0)))
+	mustDo(a, 204, "DELETE", "/v1/boards/m", "")
+	mustDo(a, 201, "POST", "/v1/boards", `{"id":"m"}`)
+	mustDo(a, 200, "POST", "/v1/boards/m/batch", batchOf(sticky("new", 0)))
+	lb := b.boards.peek("m")
+	lb.stale.Store(false) // the notices of A's changes are still on their way to B
+	// The watcher's catch-up, as B's run (its board acquired before)
+	// waits for the cluster's lock.
+	if err := b.syncHub(t.Context(), lb); err != nil {
+		t.Fatal(err)
+	}
+	lb.stale.Store(false) // the run acquired the board before: no refresh for it
+	mustDo(b, 200, "POST", "/v1/boards/m/batch", batchOf(sticky("from B", 300)))
+	_, data := do(t, a, "GET", "/v1/boards/m", "")
+	var texts []string
+	for _, o := range decode(t, data)["objects"].([]any) {
+		texts = append(texts, o.(map[string]any)["text"].(string))
+	}
+	if got := strings.Join(texts, ","); got != "new,from B" {
+		t.Errorf("the board made again, after B's run: %q, want %q", got, "new,from B")
+	}
+}
