@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -50,7 +51,9 @@ func (s *Server) handlePostApprovals(w http.ResponseWriter, r *http.Request, run
 	if herr != nil {
 		return herr
 	}
-	if !s.approvals.has(runID) {
+	// A body that is not JSON is refused here as the owner would refuse
+	// it (before looking the run up), and cannot be forwarded as JSON.
+	if !s.approvals.has(runID) && json.Valid(data) {
 		if done, ferr := s.forwardApprovals(w, r, runID, data); done {
 			return ferr
 		}

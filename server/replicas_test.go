@@ -117,3 +117,18 @@ func TestRunOnBoardMadeAgainWatchedMeanwhile(t *testing.T) {
 		t.Errorf("the board made again, after B's run: %q, want %q", got, "new,from B")
 	}
 }
+
+// TestApprovalsNotJSONInCluster: a body that is not JSON, posted for a run
+// to a replica of a cluster, is a 400 as on a server alone: nothing to
+// forward (it used to panic encoding the forwarded request: a 500).
+func TestApprovalsNotJSONInCluster(t *testing.T) {
+	alone := newTestServer(t, Options{})
+	s := newTestServer(t, Options{Cluster: NewMemoryCluster().Join()})
+	for _, body := range []string{`{`, `{"decisions":[}`, `[1,`, "\x00"} {
+		want, wantBody := do(t, alone, "POST", "/v1/runs/run_0000000000001/approvals", body)
+		res, data := do(t, s, "POST", "/v1/runs/run_0000000000001/approvals", body)
+		if res.StatusCode != 400 || res.StatusCode != want.StatusCode || string(data) != string(wantBody) {
+			t.Errorf("posting %q: %d %s; alone: %d %s", body, res.StatusCode, data, want.StatusCode, wantBody)
+		}
+	}
+}
