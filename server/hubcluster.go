@@ -84,11 +84,14 @@ func (h *hub) dropWatchers() {
 // take makes this replica the board's writer as it takes the board's lock:
 // st is the log as the lock found it, after the hub caught up with it
 // (Server.syncHub). It reports whether the log is another than the one the
-// hub followed (the board was deleted meanwhile, and maybe made again).
-func (h *hub) take(w *appender, st LogState) (newLog bool) {
+// hub followed (the board was deleted meanwhile, and maybe made again), and
+// whether watchers here missed events the hub could not read (they are to
+// be sent the board whole).
+func (h *hub) take(w *appender, st LogState) (newLog, missed bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	newLog = h.logged && h.epoch != st.Epoch
+	missed = h.logged && !newLog && h.seq < st.Seq && len(h.subs) > 0
 	if newLog || !h.logged || h.seq > st.Seq {
 		if h.seq > st.Seq {
 			h.dropWatchers()
@@ -102,7 +105,7 @@ func (h *hub) take(w *appender, st LogState) (newLog bool) {
 	}
 	h.settled = st.Settled
 	h.writer = w
-	return newLog
+	return newLog, missed
 }
 
 // leave ends this replica's turn as the board's writer, and returns the

@@ -42,7 +42,7 @@ func (s *Server) lockCluster(ctx, wctx context.Context, lb *liveBoard, wait func
 		}
 	}
 	w := newAppender(bl, lb.id, s.log, s.storeTimeout)
-	newLog := h.take(w, st.LogState)
+	newLog, missed := h.take(w, st.LogState)
 	unlock = func() {
 		seq := h.leave()
 		last, ok := w.close()
@@ -59,7 +59,7 @@ func (s *Server) lockCluster(ctx, wctx context.Context, lb *liveBoard, wait func
 	}
 	var cur BoardState
 	cur, _ = lb.committed()
-	if !(newLog || unchecked || st.Dirty || st.Version == 0 || st.Version != cur.Version) {
+	if !(newLog || missed || unchecked || st.Dirty || st.Version == 0 || st.Version != cur.Version) {
 		lb.stale.Store(false) // the lock's word: the copy is the board (no one else changes it now)
 		return unlock, nil
 	}
@@ -75,7 +75,9 @@ func (s *Server) lockCluster(ctx, wctx context.Context, lb *liveBoard, wait func
 	}
 	lb.stale.Store(false)
 	lb.checked = st.Epoch
-	if st.Dirty || (st.Version == 0 && st.Seq > 0) { // a log that lacks events, not a new one
+	// A log that lacks events (not a new one), or watchers here that
+	// missed some (this replica could not read the log): the board whole.
+	if st.Dirty || (st.Version == 0 && st.Seq > 0) || missed {
 		lb.hub.publishBoard(lb)
 	}
 	return unlock, nil

@@ -1,7 +1,11 @@
 package server
 
 import (
+	"bytes"
+	"context"
+	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -130,5 +134,69 @@ func TestApprovalsNotJSONInCluster(t *testing.T) {
 		if res.StatusCode != 400 || res.StatusCode != want.StatusCode || string(data) != string(wantBody) {
 			t.Errorf("posting %q: %d %s; alone: %d %s", body, res.StatusCode, data, want.StatusCode, wantBody)
 		}
+	}
+}
+
+// failingLog is a member of a cluster whose log cannot be read while fail
+// is set (its database connection is failing), though its lock can be
+// taken.
+type failingLog struct {
+	Cluster
+	fail atomic.Bool
+}
+
+func (f *failingLog) Log(ctx context.Context, id string, after uint64) (LogState, []LoggedEvent, error) {
+	if f.fail.Load() {
+		return LogState{}, nil, errors.New("the log cannot be read now")
+	}
+	return f.Cluster.Log(ctx, id, after)
+}
+
+// TestWatcherMissedEventsSentBoard: a watcher on B whose replica could not
+// read the log of A's run (so it missed the run's events) is sent the board
+// whole when B's own run takes the lock and jumps to the log's end, not
+// left without A's changes.
+func TestWatcherMissedEventsSentBoard(t *testing.T) {
+	store, cluster := NewMemoryStore(), NewMemoryCluster()
+	a := newTestServer(t, Options{Store: store, Cluster: cluster.Join()})
+	bm := &failingLog{Cluster: cluster.Join()}
+	b := newTestServer(t, Options{Store: store, Cluster: bm})
+	if res, data := do(t, a, "POST", "/v1/boards", `{"id":"g"}`); res.StatusCode != 201 {
+		t.Fatalf("%d %s", res.StatusCode, data)
+	}
+	lb, herr := b.boards.acquire(t.Context(), "g")
+	if herr != nil {
+		t.Fatal(herr.err)
+	}
+	defer b.boards.release(lb)
+	if herr := b.watchFromCluster(t.Context(), lb); herr != nil {
+		t.Fatal(herr.err)
+	}
+	q, herr := lb.hub.subscribe("", lb.committed)
+	if herr != nil {
+		t.Fatal(herr.err)
+	}
+	defer lb.hub.unsubscribe(q)
+	bm.fail.Store(true)
+	if res, data := do(t, a, "POST", "/v1/boards/g/batch", batchOf(sticky("from A", 0))); res.StatusCode != 200 {
+		t.Fatalf("%d %s", res.StatusCode, data)
+	}
+	for { // B's catch-up with A's run, which fails
+		lb.hub.mu.Lock()
+		syncing := lb.hub.syncing
+		lb.hub.mu.Unlock()
+		if !syncing {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if res, data := do(t, b, "POST", "/v1/boards/g/batch", batchOf(sticky("from B", 300))); res.StatusCode != 200 {
+		t.Fatalf("%d %s", res.StatusCode, data)
+	}
+	q.mu.Lock()
+	frames := bytes.Join(q.frames, nil)
+	q.mu.Unlock()
+	if !bytes.Contains(frames, []byte(`"from A"`)) {
+		t.Errorf("B's watcher was never sent A's change:\n%s", frames)
 	}
 }
