@@ -64,7 +64,8 @@ func (s *Server) lockCluster(ctx, wctx context.Context, lb *liveBoard, wait func
 		return unlock, nil
 	}
 	lb.checked = ""
-	if _, err := s.reload(lb); err != nil {
+	fresh, err := s.reload(lb)
+	if err != nil {
 		if errors.Is(err, ErrNotFound) {
 			lb.deleted = true // the lock is held: lockBoard answers 404
 			s.boards.forget(lb)
@@ -75,9 +76,11 @@ func (s *Server) lockCluster(ctx, wctx context.Context, lb *liveBoard, wait func
 	}
 	lb.stale.Store(false)
 	lb.checked = st.Epoch
-	// A log that lacks events (not a new one), or watchers here that
-	// missed some (this replica could not read the log): the board whole.
-	if st.Dirty || (st.Version == 0 && st.Seq > 0) || missed {
+	// A log that lacks events (not a new one), watchers here that missed
+	// some (this replica could not read the log), or a copy that was
+	// another board of the id (deleted and made again elsewhere; watchers
+	// here may have been sent it): the board whole.
+	if st.Dirty || (st.Version == 0 && st.Seq > 0) || missed || !fresh.Created.Equal(cur.Created) {
 		lb.hub.publishBoard(lb)
 	}
 	return unlock, nil

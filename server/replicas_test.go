@@ -200,3 +200,51 @@ func TestWatcherMissedEventsSentBoard(t *testing.T) {
 		t.Errorf("B's watcher was never sent A's change:\n%s", frames)
 	}
 }
+
+// TestWatcherOfOldCopySentBoardMadeAgain: a watcher that came to B while
+// B's run waited for the lock was sent B's copy of the board, which is the
+// old board's (deleted and made again on A, the notices not yet come). As
+// the run takes the lock and loads the new board, the watcher is sent it
+// whole: its view is not left on the deleted board's objects.
+func TestWatcherOfOldCopySentBoardMadeAgain(t *testing.T) {
+	store, cluster := NewMemoryStore(), NewMemoryCluster()
+	a := newTestServer(t, Options{Store: store, Cluster: cluster.Join()})
+	b := newTestServer(t, Options{Store: store, Cluster: cluster.Join()})
+	mustDo := func(s *Server, want int, method, path, body string) {
+		t.Helper()
+		if res, data := do(t, s, method, path, body); res.StatusCode != want {
+			t.Fatalf("%s %s: %d %s, want %d", method, path, res.StatusCode, data, want)
+		}
+	}
+	mustDo(a, 201, "POST", "/v1/boards", `{"id":"m"}`)
+	mustDo(b, 200, "POST", "/v1/boards/m/batch", batchOf(sticky("old", 0)))
+	mustDo(a, 204, "DELETE", "/v1/boards/m", "")
+	mustDo(a, 201, "POST", "/v1/boards", `{"id":"m"}`)
+	mustDo(a, 200, "POST", "/v1/boards/m/batch", batchOf(sticky("new", 0)))
+	lb := b.boards.peek("m")
+	lb.stale.Store(false) // the notices of A's changes are still on their way to B
+	// The watcher's catch-up and subscription, as B's run (its board
+	// acquired before) waits for the cluster's lock: no refresh for it.
+	if err := b.syncHub(t.Context(), lb); err != nil {
+		t.Fatal(err)
+	}
+	lb.stale.Store(false)
+	q, herr := lb.hub.subscribe("", lb.committed)
+	if herr != nil {
+		t.Fatal(herr.err)
+	}
+	defer lb.hub.unsubscribe(q)
+	mustDo(b, 200, "POST", "/v1/boards/m/batch", batchOf(sticky("from B", 300)))
+	q.mu.Lock()
+	frames := q.frames
+	q.mu.Unlock()
+	var last []byte
+	for _, f := range frames {
+		if bytes.Contains(f, []byte("event: board\n")) {
+			last = f
+		}
+	}
+	if !bytes.Contains(last, []byte(`"new"`)) || bytes.Contains(last, []byte(`"old"`)) {
+		t.Errorf("the last board B's watcher was sent: %s", last)
+	}
+}
