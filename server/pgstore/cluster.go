@@ -119,7 +119,10 @@ func (s *Store) Join(ctx context.Context, opts ClusterOptions) (*Cluster, error)
 	var b [6]byte
 	rand.Read(b[:])
 	lctx, stop := context.WithCancel(context.Background())
-	c := &Cluster{s: s, locks: locks, id: hex.EncodeToString(b[:]), cfg: s.pool.Config().ConnConfig.Copy(),
+	// The listening session has the lock sessions' keepalives: a replica
+	// whose machine vanished is then seen dead (its runs owned by nobody)
+	// as soon as its locks are freed.
+	c := &Cluster{s: s, locks: locks, id: hex.EncodeToString(b[:]), cfg: lcfg.ConnConfig.Copy(),
 		stop: stop, done: make(chan struct{}),
 		listeners: make(map[int]func(string, uint64)), waiters: make(map[int64]chan struct{}), held: make(map[*lock]bool)}
 	first := make(chan error, 1)
@@ -151,7 +154,11 @@ func (c *Cluster) listen(ctx context.Context, first chan<- error) {
 	pause := 100 * time.Millisecond
 	listened := false // once: after that, a lost session is made again
 	for {
+		began := time.Now()
 		err := c.listenOnce(ctx, &listened, first)
+		if time.Since(began) > 10*time.Second {
+			pause = 100 * time.Millisecond // it had been up: this is a new loss, not the same one again
+		}
 		if !listened {
 			first <- err
 			return
