@@ -21,14 +21,8 @@ func TestRunOnBoardMadeAgainAfterWatch(t *testing.T) {
 	store, cluster := NewMemoryStore(), NewMemoryCluster()
 	a := newTestServer(t, Options{Store: store, Cluster: cluster.Join()})
 	b := newTestServer(t, Options{Store: store, Cluster: cluster.Join()})
-	mustDo := func(s *Server, want int, method, path, body string) {
-		t.Helper()
-		if res, data := do(t, s, method, path, body); res.StatusCode != want {
-			t.Fatalf("%s %s: %d %s, want %d", method, path, res.StatusCode, data, want)
-		}
-	}
-	mustDo(a, 201, "POST", "/v1/boards", `{"id":"m"}`)
-	mustDo(b, 200, "POST", "/v1/boards/m/batch", batchOf(sticky("old", 0)))
+	mustDo(t, a, 201, "POST", "/v1/boards", `{"id":"m"}`)
+	mustDo(t, b, 200, "POST", "/v1/boards/m/batch", batchOf(sticky("old", 0)))
 	lb := b.boards.peek("m")
 	if lb == nil {
 		t.Fatal("board m is not in B's memory after B's run")
@@ -36,17 +30,12 @@ func TestRunOnBoardMadeAgainAfterWatch(t *testing.T) {
 	lb.hub.mu.Lock()
 	lb.hub.left = time.Now() // a watcher of B's left: it may come back
 	lb.hub.mu.Unlock()
-	mustDo(a, 204, "DELETE", "/v1/boards/m", "")
-	mustDo(a, 201, "POST", "/v1/boards", `{"id":"m"}`)
-	mustDo(a, 200, "POST", "/v1/boards/m/batch", batchOf(sticky("new", 0)))
+	mustDo(t, a, 204, "DELETE", "/v1/boards/m", "")
+	mustDo(t, a, 201, "POST", "/v1/boards", `{"id":"m"}`)
+	mustDo(t, a, 200, "POST", "/v1/boards/m/batch", batchOf(sticky("new", 0)))
 	lb.stale.Store(false) // the notices of A's changes are still on their way to B (PostgreSQL's come a moment later)
-	mustDo(b, 200, "POST", "/v1/boards/m/batch", batchOf(sticky("from B", 300)))
-	_, data := do(t, a, "GET", "/v1/boards/m", "")
-	var texts []string
-	for _, o := range decode(t, data)["objects"].([]any) {
-		texts = append(texts, o.(map[string]any)["text"].(string))
-	}
-	if got := strings.Join(texts, ","); got != "new,from B" {
+	mustDo(t, b, 200, "POST", "/v1/boards/m/batch", batchOf(sticky("from B", 300)))
+	if got := strings.Join(getTexts(t, a, "m"), ","); got != "new,from B" {
 		t.Errorf("the board made again, after B's run: %q, want %q", got, "new,from B")
 	}
 }
@@ -59,26 +48,15 @@ func TestRunOnBoardMadeAgainUnlogged(t *testing.T) {
 	store, cluster := NewMemoryStore(), NewMemoryCluster()
 	a := newTestServer(t, Options{Store: store, Cluster: cluster.Join()})
 	b := newTestServer(t, Options{Store: store, Cluster: cluster.Join()})
-	mustDo := func(s *Server, want int, method, path, body string) {
-		t.Helper()
-		if res, data := do(t, s, method, path, body); res.StatusCode != want {
-			t.Fatalf("%s %s: %d %s, want %d", method, path, res.StatusCode, data, want)
-		}
-	}
-	mustDo(a, 201, "POST", "/v1/boards", `{"id":"m"}`)
-	mustDo(a, 200, "POST", "/v1/boards/m/batch", batchOf(sticky("old", 0)))
-	mustDo(b, 200, "GET", "/v1/boards/m", "")
-	mustDo(a, 204, "DELETE", "/v1/boards/m", "")
-	mustDo(a, 201, "POST", "/v1/boards", `{"id":"m"}`)
-	mustDo(a, 200, "POST", "/v1/boards/m/batch", batchOf(sticky("new", 0)))
+	mustDo(t, a, 201, "POST", "/v1/boards", `{"id":"m"}`)
+	mustDo(t, a, 200, "POST", "/v1/boards/m/batch", batchOf(sticky("old", 0)))
+	mustDo(t, b, 200, "GET", "/v1/boards/m", "")
+	mustDo(t, a, 204, "DELETE", "/v1/boards/m", "")
+	mustDo(t, a, 201, "POST", "/v1/boards", `{"id":"m"}`)
+	mustDo(t, a, 200, "POST", "/v1/boards/m/batch", batchOf(sticky("new", 0)))
 	b.boards.peek("m").stale.Store(false) // the notices of A's changes are still on their way to B
-	mustDo(b, 200, "POST", "/v1/boards/m/batch", batchOf(sticky("from B", 300)))
-	_, data := do(t, a, "GET", "/v1/boards/m", "")
-	var texts []string
-	for _, o := range decode(t, data)["objects"].([]any) {
-		texts = append(texts, o.(map[string]any)["text"].(string))
-	}
-	if got := strings.Join(texts, ","); got != "new,from B" {
+	mustDo(t, b, 200, "POST", "/v1/boards/m/batch", batchOf(sticky("from B", 300)))
+	if got := strings.Join(getTexts(t, a, "m"), ","); got != "new,from B" {
 		t.Errorf("the board made again, after B's run: %q, want %q", got, "new,from B")
 	}
 }
@@ -92,17 +70,11 @@ func TestRunOnBoardMadeAgainWatchedMeanwhile(t *testing.T) {
 	store, cluster := NewMemoryStore(), NewMemoryCluster()
 	a := newTestServer(t, Options{Store: store, Cluster: cluster.Join()})
 	b := newTestServer(t, Options{Store: store, Cluster: cluster.Join()})
-	mustDo := func(s *Server, want int, method, path, body string) {
-		t.Helper()
-		if res, data := do(t, s, method, path, body); res.StatusCode != want {
-			t.Fatalf("%s %s: %d %s, want %d", method, path, res.StatusCode, data, want)
-		}
-	}
-	mustDo(a, 201, "POST", "/v1/boards", `{"id":"m"}`)
-	mustDo(b, 200, "POST", "/v1/boards/m/batch", batchOf(sticky("old", 0)))
-	mustDo(a, 204, "DELETE", "/v1/boards/m", "")
-	mustDo(a, 201, "POST", "/v1/boards", `{"id":"m"}`)
-	mustDo(a, 200, "POST", "/v1/boards/m/batch", batchOf(sticky("new", 0)))
+	mustDo(t, a, 201, "POST", "/v1/boards", `{"id":"m"}`)
+	mustDo(t, b, 200, "POST", "/v1/boards/m/batch", batchOf(sticky("old", 0)))
+	mustDo(t, a, 204, "DELETE", "/v1/boards/m", "")
+	mustDo(t, a, 201, "POST", "/v1/boards", `{"id":"m"}`)
+	mustDo(t, a, 200, "POST", "/v1/boards/m/batch", batchOf(sticky("new", 0)))
 	lb := b.boards.peek("m")
 	lb.stale.Store(false) // the notices of A's changes are still on their way to B
 	// The watcher's catch-up, as B's run (its board acquired before)
@@ -111,13 +83,8 @@ func TestRunOnBoardMadeAgainWatchedMeanwhile(t *testing.T) {
 		t.Fatal(err)
 	}
 	lb.stale.Store(false) // the run acquired the board before: no refresh for it
-	mustDo(b, 200, "POST", "/v1/boards/m/batch", batchOf(sticky("from B", 300)))
-	_, data := do(t, a, "GET", "/v1/boards/m", "")
-	var texts []string
-	for _, o := range decode(t, data)["objects"].([]any) {
-		texts = append(texts, o.(map[string]any)["text"].(string))
-	}
-	if got := strings.Join(texts, ","); got != "new,from B" {
+	mustDo(t, b, 200, "POST", "/v1/boards/m/batch", batchOf(sticky("from B", 300)))
+	if got := strings.Join(getTexts(t, a, "m"), ","); got != "new,from B" {
 		t.Errorf("the board made again, after B's run: %q, want %q", got, "new,from B")
 	}
 }
@@ -210,17 +177,11 @@ func TestWatcherOfOldCopySentBoardMadeAgain(t *testing.T) {
 	store, cluster := NewMemoryStore(), NewMemoryCluster()
 	a := newTestServer(t, Options{Store: store, Cluster: cluster.Join()})
 	b := newTestServer(t, Options{Store: store, Cluster: cluster.Join()})
-	mustDo := func(s *Server, want int, method, path, body string) {
-		t.Helper()
-		if res, data := do(t, s, method, path, body); res.StatusCode != want {
-			t.Fatalf("%s %s: %d %s, want %d", method, path, res.StatusCode, data, want)
-		}
-	}
-	mustDo(a, 201, "POST", "/v1/boards", `{"id":"m"}`)
-	mustDo(b, 200, "POST", "/v1/boards/m/batch", batchOf(sticky("old", 0)))
-	mustDo(a, 204, "DELETE", "/v1/boards/m", "")
-	mustDo(a, 201, "POST", "/v1/boards", `{"id":"m"}`)
-	mustDo(a, 200, "POST", "/v1/boards/m/batch", batchOf(sticky("new", 0)))
+	mustDo(t, a, 201, "POST", "/v1/boards", `{"id":"m"}`)
+	mustDo(t, b, 200, "POST", "/v1/boards/m/batch", batchOf(sticky("old", 0)))
+	mustDo(t, a, 204, "DELETE", "/v1/boards/m", "")
+	mustDo(t, a, 201, "POST", "/v1/boards", `{"id":"m"}`)
+	mustDo(t, a, 200, "POST", "/v1/boards/m/batch", batchOf(sticky("new", 0)))
 	lb := b.boards.peek("m")
 	lb.stale.Store(false) // the notices of A's changes are still on their way to B
 	// The watcher's catch-up and subscription, as B's run (its board
@@ -234,7 +195,7 @@ func TestWatcherOfOldCopySentBoardMadeAgain(t *testing.T) {
 		t.Fatal(herr.err)
 	}
 	defer lb.hub.unsubscribe(q)
-	mustDo(b, 200, "POST", "/v1/boards/m/batch", batchOf(sticky("from B", 300)))
+	mustDo(t, b, 200, "POST", "/v1/boards/m/batch", batchOf(sticky("from B", 300)))
 	q.mu.Lock()
 	frames := q.frames
 	q.mu.Unlock()
@@ -246,5 +207,14 @@ func TestWatcherOfOldCopySentBoardMadeAgain(t *testing.T) {
 	}
 	if !bytes.Contains(last, []byte(`"new"`)) || bytes.Contains(last, []byte(`"old"`)) {
 		t.Errorf("the last board B's watcher was sent: %s", last)
+	}
+}
+
+// mustDo sends a request to s and fails the test unless it is answered
+// with status want.
+func mustDo(t *testing.T, s *Server, want int, method, path, body string) {
+	t.Helper()
+	if res, data := do(t, s, method, path, body); res.StatusCode != want {
+		t.Fatalf("%s %s: %d %s, want %d", method, path, res.StatusCode, data, want)
 	}
 }
