@@ -37,9 +37,11 @@ func (s *Server) lockCluster(ctx, wctx context.Context, lb *liveBoard, wait func
 		// What other replicas logged since, for the watchers here (a
 		// notice may still be on its way); nobody watching, the hub just
 		// jumps to the log's seq (take).
-		if err := s.syncHub(ctx, lb); err != nil {
+		sctx, cancel := s.storeCtx(ctx) // bounded as every store call: the run waits on it
+		if err := s.syncHub(sctx, lb); err != nil {
 			s.log.Warn("server: reading a board's log failed; its watchers here are sent the board whole", "board", lb.id, "err", err)
 		}
+		cancel()
 	}
 	w := newAppender(bl, lb.id, s.log, s.storeTimeout)
 	newLog, missed := h.take(w, st.LogState)

@@ -18,9 +18,7 @@ import (
 // board is another one (its copy here is the old board's, the notices of
 // A's changes not yet come).
 func TestRunOnBoardMadeAgainAfterWatch(t *testing.T) {
-	store, cluster := NewMemoryStore(), NewMemoryCluster()
-	a := newTestServer(t, Options{Store: store, Cluster: cluster.Join()})
-	b := newTestServer(t, Options{Store: store, Cluster: cluster.Join()})
+	a, b := twoReplicas(t)
 	mustDo(t, a, 201, "POST", "/v1/boards", `{"id":"m"}`)
 	mustDo(t, b, 200, "POST", "/v1/boards/m/batch", batchOf(sticky("old", 0)))
 	lb := b.boards.peek("m")
@@ -30,14 +28,10 @@ func TestRunOnBoardMadeAgainAfterWatch(t *testing.T) {
 	lb.hub.mu.Lock()
 	lb.hub.left = time.Now() // a watcher of B's left: it may come back
 	lb.hub.mu.Unlock()
-	mustDo(t, a, 204, "DELETE", "/v1/boards/m", "")
-	mustDo(t, a, 201, "POST", "/v1/boards", `{"id":"m"}`)
-	mustDo(t, a, 200, "POST", "/v1/boards/m/batch", batchOf(sticky("new", 0)))
+	makeAgain(t, a, "m")
 	lb.stale.Store(false) // the notices of A's changes are still on their way to B (PostgreSQL's come a moment later)
 	mustDo(t, b, 200, "POST", "/v1/boards/m/batch", batchOf(sticky("from B", 300)))
-	if got := strings.Join(getTexts(t, a, "m"), ","); got != "new,from B" {
-		t.Errorf("the board made again, after B's run: %q, want %q", got, "new,from B")
-	}
+	wantNewFromB(t, a, "m")
 }
 
 // TestRunOnBoardMadeAgainUnlogged: a replica that only read a board (its
@@ -45,20 +39,14 @@ func TestRunOnBoardMadeAgainAfterWatch(t *testing.T) {
 // it and made it again at the same version, the notices of that not yet
 // come. The run is on the new board, not on the old copy committed over it.
 func TestRunOnBoardMadeAgainUnlogged(t *testing.T) {
-	store, cluster := NewMemoryStore(), NewMemoryCluster()
-	a := newTestServer(t, Options{Store: store, Cluster: cluster.Join()})
-	b := newTestServer(t, Options{Store: store, Cluster: cluster.Join()})
+	a, b := twoReplicas(t)
 	mustDo(t, a, 201, "POST", "/v1/boards", `{"id":"m"}`)
 	mustDo(t, a, 200, "POST", "/v1/boards/m/batch", batchOf(sticky("old", 0)))
 	mustDo(t, b, 200, "GET", "/v1/boards/m", "")
-	mustDo(t, a, 204, "DELETE", "/v1/boards/m", "")
-	mustDo(t, a, 201, "POST", "/v1/boards", `{"id":"m"}`)
-	mustDo(t, a, 200, "POST", "/v1/boards/m/batch", batchOf(sticky("new", 0)))
+	makeAgain(t, a, "m")
 	b.boards.peek("m").stale.Store(false) // the notices of A's changes are still on their way to B
 	mustDo(t, b, 200, "POST", "/v1/boards/m/batch", batchOf(sticky("from B", 300)))
-	if got := strings.Join(getTexts(t, a, "m"), ","); got != "new,from B" {
-		t.Errorf("the board made again, after B's run: %q, want %q", got, "new,from B")
-	}
+	wantNewFromB(t, a, "m")
 }
 
 // TestRunOnBoardMadeAgainWatchedMeanwhile: as TestRunOnBoardMadeAgainAfterWatch,
@@ -67,14 +55,10 @@ func TestRunOnBoardMadeAgainUnlogged(t *testing.T) {
 // the new log cannot load the board again). The run is still on the new
 // board: what the hub follows says nothing of what the copy of the board is.
 func TestRunOnBoardMadeAgainWatchedMeanwhile(t *testing.T) {
-	store, cluster := NewMemoryStore(), NewMemoryCluster()
-	a := newTestServer(t, Options{Store: store, Cluster: cluster.Join()})
-	b := newTestServer(t, Options{Store: store, Cluster: cluster.Join()})
+	a, b := twoReplicas(t)
 	mustDo(t, a, 201, "POST", "/v1/boards", `{"id":"m"}`)
 	mustDo(t, b, 200, "POST", "/v1/boards/m/batch", batchOf(sticky("old", 0)))
-	mustDo(t, a, 204, "DELETE", "/v1/boards/m", "")
-	mustDo(t, a, 201, "POST", "/v1/boards", `{"id":"m"}`)
-	mustDo(t, a, 200, "POST", "/v1/boards/m/batch", batchOf(sticky("new", 0)))
+	makeAgain(t, a, "m")
 	lb := b.boards.peek("m")
 	lb.stale.Store(false) // the notices of A's changes are still on their way to B
 	// The watcher's catch-up, as B's run (its board acquired before)
@@ -84,9 +68,7 @@ func TestRunOnBoardMadeAgainWatchedMeanwhile(t *testing.T) {
 	}
 	lb.stale.Store(false) // the run acquired the board before: no refresh for it
 	mustDo(t, b, 200, "POST", "/v1/boards/m/batch", batchOf(sticky("from B", 300)))
-	if got := strings.Join(getTexts(t, a, "m"), ","); got != "new,from B" {
-		t.Errorf("the board made again, after B's run: %q, want %q", got, "new,from B")
-	}
+	wantNewFromB(t, a, "m")
 }
 
 // TestApprovalsNotJSONInCluster: a body that is not JSON, posted for a run
@@ -174,14 +156,10 @@ func TestWatcherMissedEventsSentBoard(t *testing.T) {
 // the run takes the lock and loads the new board, the watcher is sent it
 // whole: its view is not left on the deleted board's objects.
 func TestWatcherOfOldCopySentBoardMadeAgain(t *testing.T) {
-	store, cluster := NewMemoryStore(), NewMemoryCluster()
-	a := newTestServer(t, Options{Store: store, Cluster: cluster.Join()})
-	b := newTestServer(t, Options{Store: store, Cluster: cluster.Join()})
+	a, b := twoReplicas(t)
 	mustDo(t, a, 201, "POST", "/v1/boards", `{"id":"m"}`)
 	mustDo(t, b, 200, "POST", "/v1/boards/m/batch", batchOf(sticky("old", 0)))
-	mustDo(t, a, 204, "DELETE", "/v1/boards/m", "")
-	mustDo(t, a, 201, "POST", "/v1/boards", `{"id":"m"}`)
-	mustDo(t, a, 200, "POST", "/v1/boards/m/batch", batchOf(sticky("new", 0)))
+	makeAgain(t, a, "m")
 	lb := b.boards.peek("m")
 	lb.stale.Store(false) // the notices of A's changes are still on their way to B
 	// The watcher's catch-up and subscription, as B's run (its board
@@ -216,5 +194,31 @@ func mustDo(t *testing.T, s *Server, want int, method, path, body string) {
 	t.Helper()
 	if res, data := do(t, s, method, path, body); res.StatusCode != want {
 		t.Fatalf("%s %s: %d %s, want %d", method, path, res.StatusCode, data, want)
+	}
+}
+
+// twoReplicas is two servers sharing a memory store and cluster.
+func twoReplicas(t *testing.T) (a, b *Server) {
+	store, cluster := NewMemoryStore(), NewMemoryCluster()
+	a = newTestServer(t, Options{Store: store, Cluster: cluster.Join()})
+	b = newTestServer(t, Options{Store: store, Cluster: cluster.Join()})
+	return a, b
+}
+
+// makeAgain deletes board id through s, makes it again and runs once on
+// it (a sticky "new"): the new board is at the version the old one had.
+func makeAgain(t *testing.T, s *Server, id string) {
+	t.Helper()
+	mustDo(t, s, 204, "DELETE", "/v1/boards/"+id, "")
+	mustDo(t, s, 201, "POST", "/v1/boards", `{"id":"`+id+`"}`)
+	mustDo(t, s, 200, "POST", "/v1/boards/"+id+"/batch", batchOf(sticky("new", 0)))
+}
+
+// wantNewFromB checks that the board made again holds the new board's sticky
+// and B's run on it, not the old board's.
+func wantNewFromB(t *testing.T, s *Server, id string) {
+	t.Helper()
+	if got := strings.Join(getTexts(t, s, id), ","); got != "new,from B" {
+		t.Errorf("the board made again, after B's run: %q, want %q", got, "new,from B")
 	}
 }
