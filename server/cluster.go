@@ -35,6 +35,11 @@ type Cluster interface {
 	// it is released within seconds, and the next holder's lock says
 	// Dirty).
 	Lock(ctx context.Context, id string) (BoardLock, error)
+	// TryLock is Lock without the wait: ErrBoardLocked when another
+	// holds the lock. A replica whose watchers saw another's change
+	// begin and never end uses it to find out whether the holder died
+	// (the lock is free, and Dirty).
+	TryLock(ctx context.Context, id string) (BoardLock, error)
 	// Log returns board id's log: its state, and the events kept after
 	// seq after, oldest first. The oldest kept may be later than after+1:
 	// a log keeps at most a bounded number of events per board (as a
@@ -112,6 +117,9 @@ type LoggedEvent struct {
 	Type string `json:"type"`
 	Data []byte `json:"data"`
 }
+
+// ErrBoardLocked: TryLock found the board's lock held.
+var ErrBoardLocked = errors.New("the board's lock is held")
 
 // ErrNoOwner: no replica of the cluster owns the run (it is over, or never
 // was).

@@ -69,6 +69,14 @@ type memMember struct {
 var errClusterClosed = errors.New("left the cluster")
 
 func (m *memMember) Lock(ctx context.Context, id string) (BoardLock, error) {
+	return m.lock(ctx, id, true)
+}
+
+func (m *memMember) TryLock(ctx context.Context, id string) (BoardLock, error) {
+	return m.lock(ctx, id, false)
+}
+
+func (m *memMember) lock(ctx context.Context, id string, wait bool) (BoardLock, error) {
 	c := m.c
 	for {
 		c.mu.Lock()
@@ -78,10 +86,18 @@ func (m *memMember) Lock(ctx context.Context, id string) (BoardLock, error) {
 		}
 		l := c.logOf(id)
 		c.mu.Unlock()
-		select {
-		case l.lock <- struct{}{}:
-		case <-ctx.Done():
-			return nil, fmt.Errorf("waiting for board %s's lock: %w", quoteID(id), context.Cause(ctx))
+		if wait {
+			select {
+			case l.lock <- struct{}{}:
+			case <-ctx.Done():
+				return nil, fmt.Errorf("waiting for board %s's lock: %w", quoteID(id), context.Cause(ctx))
+			}
+		} else {
+			select {
+			case l.lock <- struct{}{}:
+			default:
+				return nil, ErrBoardLocked
+			}
 		}
 		c.mu.Lock()
 		if m.closed || l.deleted { // left, or the board went while this waited

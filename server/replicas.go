@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"time"
 )
 
 // What a server does as one replica of a cluster (Options.Cluster): see
@@ -25,6 +26,11 @@ func (s *Server) lockCluster(ctx, wctx context.Context, lb *liveBoard, wait func
 		s.log.Error("server: taking a board's lock in the cluster failed", "board", lb.id, "err", err)
 		return nil, unavailable("board %s: the cluster's database cannot be reached now: try again shortly", quoteID(lb.id))
 	}
+	return s.tookLock(ctx, lb, bl)
+}
+
+// tookLock is lockCluster once bl is held.
+func (s *Server) tookLock(ctx context.Context, lb *liveBoard, bl BoardLock) (unlock func(), herr *httpError) {
 	st := bl.State()
 	h := lb.hub
 	// The copy here was checked against no log (loaded, never changed
@@ -86,6 +92,75 @@ func (s *Server) lockCluster(ctx, wctx context.Context, lb *liveBoard, wait func
 		lb.hub.publishBoard(lb)
 	}
 	return unlock, nil
+}
+
+// openCheckEvery is how often a replica whose watchers saw another
+// replica's change begin, and not end, checks on it: the log's Settled
+// behind its Seq says a change is open (or just ended: Unlock announces
+// nothing). A holder that died leaves its lock free and its log dirty, and
+// nobody else may want the board for long: the replica that finds it so
+// takes the lock, which sends the board whole to every replica's watchers
+// (tookLock) in place of the dead change's half. A check is a log read, and
+// a TryLock while the log stays open.
+const openCheckEvery = 2 * time.Second
+
+// checkOpenLater arms a check of lb's log if another replica's change is
+// open in it and watchers here were shown it. h.mu is held.
+func (s *Server) checkOpenLater(lb *liveBoard) {
+	h := lb.hub
+	if h.checking || len(h.subs) == 0 || h.writer != nil || h.settled >= h.seq {
+		return
+	}
+	h.checking = true
+	time.AfterFunc(openCheckEvery, func() { s.checkOpen(lb) })
+}
+
+// checkOpen reads lb's log again and, if the change in it is still open
+// and nobody holds the board's lock, takes the lock: the last holder died.
+// Armed again while the change stays open.
+func (s *Server) checkOpen(lb *liveBoard) {
+	h := lb.hub
+	if !s.addSync() { // shutting down
+		return
+	}
+	defer s.syncs.Done()
+	defer func() {
+		h.mu.Lock()
+		h.checking = false
+		s.checkOpenLater(lb)
+		h.mu.Unlock()
+	}()
+	ctx, cancel := s.storeCtx(context.Background())
+	defer cancel()
+	if err := s.syncHub(ctx, lb); err != nil {
+		s.log.Warn("server: reading a board's log failed", "board", lb.id, "err", err)
+		return
+	}
+	h.mu.Lock()
+	open := len(h.subs) > 0 && h.writer == nil && h.settled < h.seq
+	h.mu.Unlock()
+	if !open {
+		return
+	}
+	select {
+	case lb.lock <- struct{}{}:
+	default: // a change here is under way: its lock finds the log as it is
+		return
+	}
+	defer func() { <-lb.lock }()
+	if lb.deleted {
+		return
+	}
+	bl, err := s.cluster.TryLock(ctx, lb.id)
+	if err != nil {
+		if !errors.Is(err, ErrBoardLocked) { // else: the holder lives
+			s.log.Warn("server: checking on a board's lock in the cluster failed", "board", lb.id, "err", err)
+		}
+		return
+	}
+	if unlock, herr := s.tookLock(ctx, lb, bl); herr == nil {
+		unlock()
+	}
 }
 
 // noticed is the cluster's notice that board id's log is at seq: this
@@ -200,6 +275,9 @@ func (s *Server) syncHub(ctx context.Context, lb *liveBoard) error {
 		h.endAt(h.seq+1, "board_deleted", mustJSON(map[string]string{"boardId": lb.id}))
 	default:
 		n, deleted = h.ingest(st, evs)
+		if !deleted {
+			s.checkOpenLater(lb)
+		}
 	}
 	h.mu.Unlock()
 	if deleted {

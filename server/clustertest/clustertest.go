@@ -15,6 +15,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -48,7 +49,9 @@ func Run(t *testing.T, open Open) {
 	t.Run("RunsFromThreeReplicasInOrder", func(t *testing.T) { testSerialised(t, open) })
 	t.Run("ResumeOnAnother", func(t *testing.T) { testResume(t, open) })
 	t.Run("HolderDiesMidRun", func(t *testing.T) { testHolderDies(t, open) })
+	t.Run("HolderDiesWithNobodyAfter", func(t *testing.T) { testHolderDiesAlone(t, open) })
 	t.Run("WatchBoardMadeAgain", func(t *testing.T) { testWatchMadeAgain(t, open) })
+	t.Run("TryLock", func(t *testing.T) { testTryLock(t, open) })
 }
 
 // replica is one server of the cluster, served on a loopback port.
@@ -473,6 +476,52 @@ func testHolderDies(t *testing.T, open Open) {
 	}
 }
 
+// testHolderDiesAlone: a replica that dies in a run, when no other replica
+// changes the board after it: the watchers of every other replica, shown
+// the dead run's half, are sent the board whole without it within seconds,
+// and the board stays as it was committed.
+func testHolderDiesAlone(t *testing.T, open Open) {
+	g := newGate()
+	rs := start(t, open, 3, g)
+	a, b, c := rs[0], rs[1], rs[2]
+	must(t, 201, "POST", a.url+"/v1/boards", `{"id":"d"}`)
+	must(t, 200, "POST", a.url+"/v1/boards/d/batch", sticky("kept"))
+	var sts []*stream
+	for _, r := range []*replica{b, c} {
+		st := watch(t, r, "d", "")
+		st.until("board")
+		sts = append(sts, st)
+	}
+	go func() {
+		res, err := client.Post(a.url+"/v1/boards/d/execute", "application/json", strings.NewReader(`{"code":"await tools.createStickyNote({text:'half',x:0,y:0}); await tools['test.wait']({}); return 1"}`))
+		if err == nil {
+			res.Body.Close()
+		}
+	}()
+	<-g.entered
+	for _, st := range sts {
+		st.until("tool_call_end") // the half-done change, drawn
+	}
+	if a.m.Kill != nil {
+		a.m.Kill()
+	} else {
+		a.m.Cluster.Close()
+	}
+	defer close(g.open)
+	for i, st := range sts {
+		board := st.until("board")
+		data := board[len(board)-1].Data
+		if strings.Contains(data, `"half"`) || !strings.Contains(data, `"kept"`) {
+			t.Errorf("watcher %d: the board sent whole after the holder died: %s", i, data)
+		}
+	}
+	for _, r := range []*replica{b, c} {
+		if _, txt := texts(t, r, "d"); strings.Join(txt, ",") != "kept" {
+			t.Errorf("the board after: %q", txt)
+		}
+	}
+}
+
 // testWatchMadeAgain: a board deleted on A and made again there is watched
 // on B, which ran on it before and had nobody watching it since: B's
 // watcher is sent the new board, not board_deleted (the old board's end,
@@ -493,4 +542,41 @@ func testWatchMadeAgain(t *testing.T, open Open) {
 	if evs := st.until("run_end"); !strings.Contains(evs[len(evs)-2].Data, `"later"`) {
 		t.Errorf("B's watcher after A's next run: %q", types(evs))
 	}
+}
+
+// testTryLock: TryLock takes a free lock, says ErrBoardLocked for a held
+// one, and finds a dead holder's lock free and Dirty.
+func testTryLock(t *testing.T, open Open) {
+	ctx := context.Background()
+	ms := open(t, 3)
+	k, err := ms[0].Cluster.Lock(ctx, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ms[1].Cluster.TryLock(ctx, "t"); !errors.Is(err, server.ErrBoardLocked) {
+		t.Fatalf("TryLock of a held lock: %v, want ErrBoardLocked", err)
+	}
+	if err := k.Unlock(ctx, 0, 1, false); err != nil {
+		t.Fatal(err)
+	}
+	k, err = ms[1].Cluster.TryLock(ctx, "t")
+	if err != nil || k.State().Dirty || k.State().Version != 1 {
+		t.Fatalf("TryLock of a free lock: %v, %+v", err, k)
+	}
+	if ms[1].Kill != nil {
+		ms[1].Kill()
+	} else {
+		ms[1].Cluster.Close()
+	}
+	// The dead holder's change ends as a server's does (its unlock fails).
+	k.Unlock(ctx, 0, 1, false)
+	// The dead holder's lock is free within seconds (its session ends).
+	eventually(t, func() bool {
+		k, err = ms[2].Cluster.TryLock(ctx, "t")
+		return !errors.Is(err, server.ErrBoardLocked)
+	}, "the dead holder's lock free")
+	if err != nil || !k.State().Dirty {
+		t.Fatalf("TryLock after the holder died: %v, %+v", err, k)
+	}
+	k.Unlock(ctx, 0, 1, false)
 }

@@ -264,6 +264,16 @@ const lockKey = `hashtextextended('codemode.board:' || $1, 0)`
 
 // Lock implements server.Cluster.
 func (c *Cluster) Lock(ctx context.Context, id string) (server.BoardLock, error) {
+	return c.lock(ctx, id, true)
+}
+
+// TryLock implements server.Cluster: two round trips (it is rare: a
+// replica checking on a holder that may have died).
+func (c *Cluster) TryLock(ctx context.Context, id string) (server.BoardLock, error) {
+	return c.lock(ctx, id, false)
+}
+
+func (c *Cluster) lock(ctx context.Context, id string, wait bool) (server.BoardLock, error) {
 	if err := c.s.start(ctx); err != nil {
 		return nil, err
 	}
@@ -272,11 +282,24 @@ func (c *Cluster) Lock(ctx context.Context, id string) (server.BoardLock, error)
 		return nil, c.s.fail(ctx, err)
 	}
 	k := &lock{c: c, conn: conn, id: id}
+	if !wait {
+		var ok bool
+		if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock(`+lockKey+`)`, id).Scan(&ok); err != nil {
+			k.drop()
+			return nil, c.s.fail(ctx, err)
+		}
+		if !ok {
+			conn.Release()
+			return nil, server.ErrBoardLocked
+		}
+	}
 	// One round trip: the lock (the wait), then the log's row as it is,
 	// marked dirty until Unlock.
 	var st server.LockState
 	b := &pgx.Batch{}
-	b.Queue(`SELECT pg_advisory_lock(`+lockKey+`)`, id)
+	if wait {
+		b.Queue(`SELECT pg_advisory_lock(`+lockKey+`)`, id)
+	}
 	b.Queue(`
 		WITH old AS (SELECT dirty FROM codemode_board_logs WHERE board_id = $1),
 		up AS (
