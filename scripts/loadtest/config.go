@@ -29,6 +29,13 @@ type Config struct {
 	ServeBinary string   // start this binary's serve command ("" = in-process server)
 	Replicas    int      // with ServeBinary: how many serve processes to start
 	ServeArgs   []string // with ServeBinary: more arguments for every serve process
+	// ServeProcs is GOMAXPROCS for every serve process: -1 (the default)
+	// gives each of Replicas processes its share of this machine's CPUs,
+	// max(1, CPUs/Replicas), as a container with a CPU limit would have
+	// (Go sizes GOMAXPROCS from it, and the worker pool from GOMAXPROCS);
+	// 0 leaves it to each process (every one then sizes itself for the
+	// whole machine).
+	ServeProcs int
 	// Shared says the targets serve the same boards (one store): a client's
 	// board is then run on by every target in turn. Without it each client
 	// has a board on every target. Store URLs imply it.
@@ -60,6 +67,7 @@ func DefaultConfig() Config {
 		Reset:          50,
 		RequestTimeout: 10 * time.Second,
 		Replicas:       1,
+		ServeProcs:     -1,
 		Runner:         "worker",
 		Store:          "sqlite",
 	}
@@ -143,6 +151,9 @@ func (c Config) Check() error {
 	}
 	if c.Replicas > 1 && c.ServeBinary == "" {
 		bad("--replicas is for --serve: how many serve processes to start")
+	}
+	if c.ServeProcs < -1 || c.ServeProcs > 1024 {
+		bad("--serve-procs %d: want 0 (each process's own GOMAXPROCS) or 1 to 1024", c.ServeProcs)
 	}
 	if len(c.ServeArgs) > 0 && c.ServeBinary == "" {
 		bad("--serve-arg is for --serve: an argument for every serve process")
@@ -235,4 +246,16 @@ func checkLoopbackURL(raw string) error {
 		return errors.New("want the server's base URL only, e.g. http://127.0.0.1:8080")
 	}
 	return nil
+}
+
+// ServeGOMAXPROCS is the GOMAXPROCS a serve process is started with, or 0
+// for none (ServeProcs).
+func (c Config) ServeGOMAXPROCS(cpus int) int {
+	if c.ServeProcs >= 0 {
+		return c.ServeProcs
+	}
+	if c.Replicas <= 1 {
+		return 0
+	}
+	return max(1, cpus/c.Replicas)
 }

@@ -11,6 +11,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -270,6 +272,7 @@ func TestFlags(t *testing.T) {
 		{[]string{"--url", "http://127.0.0.1:1", "--shared"}, "--shared is for several servers"},
 		{[]string{"--serve", "./codemode", "--replicas", "2", "--shared"}, "--shared: the processes --serve starts keep their boards each in its own --data"},
 		{[]string{"--serve", "./codemode", "--replicas", "17"}, "--replicas 17: want 1 to 16"},
+		{[]string{"--serve", "./codemode", "--serve-procs", "-2"}, "--serve-procs -2: want 0 (each process's own GOMAXPROCS) or 1 to 1024"},
 		{[]string{"--pid", "5"}, "--pid is for --url"},
 		{[]string{"--pid", "x"}, `invalid value "x" for flag -pid: want a process id`},
 		{[]string{"--store", "mysql://x"}, `--store "mysql://x": want sqlite or memory (in-process server), or a postgres:// URL (with --serve)`},
@@ -371,8 +374,9 @@ func TestLoadServeReplicas(t *testing.T) {
 	}
 	var cpu time.Duration
 	for i, tr := range rep.Targets {
-		if tr.Runs == 0 || tr.PID == 0 || tr.ServerCPU <= 0 || tr.RSSEnd <= 0 || !strings.Contains(tr.Desc, "also --max-runs 32") {
-			t.Errorf("server #%d: %+v; want runs, its process, CPU and RSS, its --serve-arg", i+1, tr)
+		procs := ", GOMAXPROCS=" + strconv.Itoa(max(1, runtime.NumCPU()/2))
+		if tr.Runs == 0 || tr.PID == 0 || tr.ServerCPU <= 0 || tr.RSSEnd <= 0 || !strings.Contains(tr.Desc, "also --max-runs 32"+procs) {
+			t.Errorf("server #%d: %+v; want runs, its process, CPU and RSS, its --serve-arg and %q", i+1, tr, procs)
 		}
 		cpu += tr.ServerCPU
 	}
@@ -410,6 +414,28 @@ func TestServeArgs(t *testing.T) {
 	cfg.Replicas = 3
 	if !cfg.SharedBoards() || cfg.Check() != nil {
 		t.Errorf("3 replicas on one store URL: shared %v, check %v; want shared and valid", cfg.SharedBoards(), cfg.Check())
+	}
+}
+
+// Each of N replicas started on this machine gets its share of the CPUs
+// unless told otherwise; one server gets the machine.
+func TestServeGOMAXPROCS(t *testing.T) {
+	for _, tt := range []struct {
+		replicas, procs, cpus, want int
+	}{
+		{1, -1, 8, 0},
+		{3, -1, 2, 1},
+		{3, -1, 8, 2},
+		{2, -1, 8, 4},
+		{3, 0, 8, 0},
+		{3, 4, 2, 4},
+		{1, 2, 8, 2},
+	} {
+		cfg := DefaultConfig()
+		cfg.Replicas, cfg.ServeProcs = tt.replicas, tt.procs
+		if got := cfg.ServeGOMAXPROCS(tt.cpus); got != tt.want {
+			t.Errorf("%d replicas, --serve-procs %d, %d CPUs: %d, want %d", tt.replicas, tt.procs, tt.cpus, got, tt.want)
+		}
 	}
 }
 

@@ -134,6 +134,7 @@ Flags:
 	fs.BoolVar(&cfg.Shared, "shared", false, "the --url servers serve the same boards (one store): each client's board is run on by all of them")
 	fs.StringVar(&cfg.ServeBinary, "serve", "", "start this codemode binary's serve command and load it")
 	fs.IntVar(&cfg.Replicas, "replicas", cfg.Replicas, "with --serve: how many serve processes to start, loaded round-robin")
+	fs.IntVar(&cfg.ServeProcs, "serve-procs", cfg.ServeProcs, "with --serve: GOMAXPROCS of every serve process; 0: its own; default: with --replicas N, each process's share of this machine's CPUs (CPUs/N, at least 1), as a container with a CPU limit would get")
 	fs.Func("serve-arg", "with --serve: an argument added to every serve command (repeatable, in order)", func(v string) error {
 		cfg.ServeArgs = append(cfg.ServeArgs, v)
 		return nil

@@ -13,6 +13,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -219,6 +221,10 @@ func startServe(ctx context.Context, cfg Config, prefix string, logw io.Writer) 
 		}
 	}
 	cmd := exec.Command(bin, serveArgs(cfg, dir)...)
+	procs := cfg.ServeGOMAXPROCS(runtime.NumCPU())
+	if procs > 0 {
+		cmd.Env = append(os.Environ(), "GOMAXPROCS="+strconv.Itoa(procs))
+	}
 	cmd.Stdout = io.Discard
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -300,6 +306,9 @@ func startServe(ctx context.Context, cfg Config, prefix string, logw io.Writer) 
 	}
 	if len(cfg.ServeArgs) > 0 {
 		where += ", also " + strings.Join(cfg.ServeArgs, " ")
+	}
+	if procs > 0 {
+		where += ", GOMAXPROCS=" + strconv.Itoa(procs)
 	}
 	return &target{
 		base: base,
