@@ -81,6 +81,10 @@ func TestOpenErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	password, _ := good.User.Password()
+	trusting := password == "" // a server that lets anyone in: no wrong password, no password to leak
+	if trusting {
+		password = "\x00no password"
+	}
 	with := func(f func(u *url.URL)) string {
 		u := *good
 		f(&u)
@@ -132,6 +136,9 @@ func TestOpenErrors(t *testing.T) {
 			"pgstore: the store URL is not a PostgreSQL connection URL: ", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			if trusting && tc.name == "wrong password" {
+				t.Skipf("%s has no password: its server lets anyone in, wrong passwords too", pgtest.EnvURL)
+			}
 			ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 			defer cancel()
 			s, err := pgstore.Open(ctx, tc.url, pgstore.Options{})
