@@ -45,9 +45,12 @@ type Cluster struct {
 	id    string        // this replica's, in its channel's name
 	cfg   *pgx.ConnConfig
 
-	pid  atomic.Uint32 // the listening session's backend process id
-	stop context.CancelFunc
-	done chan struct{}
+	retention time.Duration
+
+	pid   atomic.Uint32 // the listening session's backend process id
+	stop  context.CancelFunc
+	done  chan struct{} // the listener ended
+	swept chan struct{} // the sweeper ended
 
 	mu        sync.Mutex
 	listeners map[int]func(string, uint64)
@@ -68,7 +71,26 @@ type ClusterOptions struct {
 	// least replicas × (MaxLocks + the Store's pool + 1) for the busiest
 	// moment (docs/deploy.md).
 	MaxLocks int
+	// LogRetention is how long a board's events stay in its log after the
+	// last was appended; 0 means 10 minutes. Events are for watchers
+	// catching up and clients resuming their streams (a server alone keeps
+	// a board's for a minute after its last watcher left); a log keeps up
+	// to 1,088 events a board, about 0.5 MB for the load test's boards,
+	// which without it would stay for every board ever changed. Past it, a
+	// client resuming from an old event is sent the board whole.
+	LogRetention time.Duration
 }
+
+// DefaultLogRetention is ClusterOptions.LogRetention's default.
+const DefaultLogRetention = 10 * time.Minute
+
+// sweepEvery is how often a replica deletes the events of logs idle for
+// longer than LogRetention (each replica does, skipping the rows another
+// is sweeping); sweepBoards is how many boards' logs one statement sweeps.
+const (
+	sweepEvery  = time.Minute
+	sweepBoards = 100
+)
 
 // DefaultMaxLocks is ClusterOptions.MaxLocks's default.
 const DefaultMaxLocks = 16
@@ -93,6 +115,12 @@ func (s *Store) Join(ctx context.Context, opts ClusterOptions) (*Cluster, error)
 	}
 	if opts.MaxLocks == 0 {
 		opts.MaxLocks = DefaultMaxLocks
+	}
+	if opts.LogRetention < 0 {
+		return nil, fmt.Errorf("pgstore: LogRetention is %v; it must be positive (0 means %v)", opts.LogRetention, DefaultLogRetention)
+	}
+	if opts.LogRetention == 0 {
+		opts.LogRetention = DefaultLogRetention
 	}
 	lcfg := s.pool.Config().Copy()
 	lcfg.MaxConns, lcfg.MinConns = int32(opts.MaxLocks), 0
@@ -123,10 +151,11 @@ func (s *Store) Join(ctx context.Context, opts ClusterOptions) (*Cluster, error)
 	// whose machine vanished is then seen dead (its runs owned by nobody)
 	// as soon as its locks are freed.
 	c := &Cluster{s: s, locks: locks, id: hex.EncodeToString(b[:]), cfg: lcfg.ConnConfig.Copy(),
-		stop: stop, done: make(chan struct{}),
+		retention: opts.LogRetention, stop: stop, done: make(chan struct{}), swept: make(chan struct{}),
 		listeners: make(map[int]func(string, uint64)), waiters: make(map[int64]chan struct{}), held: make(map[*lock]bool)}
 	first := make(chan error, 1)
 	go c.listen(lctx, first)
+	go c.sweepLoop(lctx)
 	select {
 	case err = <-first:
 	case <-ctx.Done():
@@ -395,7 +424,7 @@ func (k *lock) Append(ctx context.Context, events []server.LoggedEvent) error {
 	// in, old ones out, and the notice goes with the commit.
 	_, err := k.conn.Exec(ctx, `
 		WITH u AS (
-			UPDATE codemode_board_logs SET seq = $3 WHERE board_id = $1 AND seq = $2 RETURNING 1),
+			UPDATE codemode_board_logs SET seq = $3, appended = now() WHERE board_id = $1 AND seq = $2 RETURNING 1),
 		i AS (
 			INSERT INTO codemode_board_events (board_id, seq, type, data)
 			SELECT $1, s, t, d FROM unnest($4::bigint[], $5::text[], $6::bytea[]) AS e(s, t, d)
@@ -620,6 +649,7 @@ func (c *Cluster) Close() error {
 	c.mu.Unlock()
 	c.stop()
 	<-c.done
+	<-c.swept
 	// The sessions holding locks end now, not when their changes do: their
 	// network connections are closed under them (the changes' next
 	// appends fail), and the pool closes once they are given back.
@@ -631,4 +661,54 @@ func (c *Cluster) Close() error {
 	defer cancel()
 	c.s.pool.Exec(ctx, `DELETE FROM codemode_run_owners WHERE replica = $1`, c.id)
 	return nil
+}
+
+// sweepLoop sweeps the logs every sweepEvery (the first a random part of
+// it after Join, so that replicas started together do not sweep together)
+// until ctx ends.
+func (c *Cluster) sweepLoop(ctx context.Context) {
+	defer close(c.swept)
+	var b [2]byte
+	rand.Read(b[:])
+	wait := time.Duration(int64(sweepEvery) * int64(uint16(b[0])<<8|uint16(b[1])) >> 16)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+		wait = sweepEvery
+		sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		c.sweep(sctx, c.retention) // a failure is tried again at the next; the database going away is the Store's to report
+		cancel()
+
+	}
+}
+
+// sweep deletes the events of the logs whose last append is older than
+// retention and that no holder has locked (dirty), sweepBoards logs a
+// statement until none is left; it returns how many events it deleted. A log
+// keeps its row (epoch, seq, settled): a watcher catching up with it is
+// sent the board whole. Rows another replica is sweeping are skipped.
+func (c *Cluster) sweep(ctx context.Context, retention time.Duration) (int64, error) {
+	var total int64
+	for {
+		tag, err := c.s.pool.Exec(ctx, `
+			WITH idle AS (
+				UPDATE codemode_board_logs SET appended = NULL
+				WHERE board_id IN (
+					SELECT board_id FROM codemode_board_logs
+					WHERE appended < now() - make_interval(secs => $1) AND NOT dirty
+					ORDER BY appended LIMIT $2 FOR UPDATE SKIP LOCKED)
+				RETURNING board_id)
+			DELETE FROM codemode_board_events e USING idle WHERE e.board_id = idle.board_id`,
+			retention.Seconds(), sweepBoards)
+		if err != nil {
+			return total, c.s.fail(ctx, fmt.Errorf("sweeping idle boards' events: %w", err))
+		}
+		if tag.RowsAffected() == 0 {
+			return total, nil
+		}
+		total += tag.RowsAffected()
+	}
 }

@@ -66,6 +66,10 @@ var migrations = []migration{
 		request      bytea NOT NULL,
 		answer       bytea
 	);`},
+	2: {"the time of a board log's last append, for sweeping the events of idle boards", `
+	ALTER TABLE codemode_board_logs ADD COLUMN appended timestamptz; -- NULL: no events kept
+	UPDATE codemode_board_logs SET appended = now() WHERE seq > 0;
+	CREATE INDEX codemode_board_logs_appended ON codemode_board_logs (appended) WHERE appended IS NOT NULL;`},
 }
 
 // schemaVersion is the schema version this package writes and reads.
