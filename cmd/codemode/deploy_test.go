@@ -63,7 +63,7 @@ func TestDeployNginx(t *testing.T) {
 	}
 	a, b := serve(), serve()
 	addrOf := func(s *servedCmd) string { return strings.TrimPrefix(s.base, "http://") }
-	front, accessLog := startNginx(t, nginx, addrOf(a), addrOf(b))
+	front, accessLog := startNginx(t, nginx, deployConfig(t, false), addrOf(a), addrOf(b))
 
 	// Requests as a client of the public name sends them: nginx passes the
 	// Host on, which a replica with a token accepts. Each carries a tag
@@ -612,16 +612,18 @@ func nginxBinary(t *testing.T) string {
 // configuration, which the test replaces.
 var deployPlaceholders = []string{"server 10.0.0.11:8080;", "server 10.0.0.12:8080;", "listen 80;"}
 
-// deployConfig is the nginx block of docs/deploy.md, the only one there.
-func deployConfig(t *testing.T) string {
+// deployConfig is docs/deploy.md's configuration: its first nginx block,
+// or with byBoard that block with the second's map and upstream (routing
+// by board) in place of its upstream.
+func deployConfig(t *testing.T, byBoard bool) string {
 	t.Helper()
 	doc, err := os.ReadFile("../../docs/deploy.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	blocks := regexp.MustCompile("(?ms)^```nginx\n(.*?)^```\n").FindAllStringSubmatch(string(doc), -1)
-	if len(blocks) != 1 {
-		t.Fatalf("docs/deploy.md has %d nginx blocks, want 1", len(blocks))
+	if len(blocks) != 2 {
+		t.Fatalf("docs/deploy.md has %d nginx blocks, want 2 (the configuration, and its upstream routing by board)", len(blocks))
 	}
 	conf := blocks[0][1]
 	for _, p := range deployPlaceholders {
@@ -629,17 +631,24 @@ func deployConfig(t *testing.T) string {
 			t.Fatalf("docs/deploy.md's nginx block has %q %d times, want once (the test replaces it)", p, strings.Count(conf, p))
 		}
 	}
-	return conf
+	if !byBoard {
+		return conf
+	}
+	upstream := regexp.MustCompile(`(?ms)^upstream codemode \{\n.*?^\}\n`)
+	routed := blocks[1][1]
+	if len(upstream.FindAllString(conf, -1)) != 1 || len(upstream.FindAllString(routed, -1)) != 1 || !strings.HasPrefix(routed, "map ") {
+		t.Fatalf("docs/deploy.md's second nginx block: want a map, then an upstream codemode block to replace the first's:\n%s", routed)
+	}
+	return upstream.ReplaceAllLiteralString(conf, routed)
 }
 
-// startNginx runs docs/deploy.md's configuration in front of the replicas
+// startNginx runs conf, docs/deploy.md's configuration, in front of the replicas
 // at addrA and addrB, in nginx started in the foreground with everything
 // it writes in a temporary directory, and returns its base URL once it
 // answers, and the path of its access log (accessLogLine). The test's end
 // stops it.
-func startNginx(t *testing.T, nginx, addrA, addrB string) (base, accessLog string) {
+func startNginx(t *testing.T, nginx, conf, addrA, addrB string) (base, accessLog string) {
 	t.Helper()
-	conf := deployConfig(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
