@@ -19,7 +19,8 @@
 // loaded round-robin: --url and --pid may be given once per server (the
 // n-th --pid is the n-th --url's process), or --serve starts --replicas N
 // processes, each with its own temporary --data, or all with one
-// --store postgres://… (then they share boards). Each client sends its runs
+// --store postgres://… (then they share boards), each given its share of
+// this machine's CPUs (GOMAXPROCS, --serve-procs). Each client sends its runs
 // to each server in turn. When the servers share boards (--shared, implied
 // by a store URL) a client has one board, made on one server and run on by
 // all of them, its watchers on the others: what replicas sharing boards
@@ -101,7 +102,8 @@ Server (one of):
   --serve BIN    start "BIN serve --addr 127.0.0.1:0 --data TMPDIR --runner R";
                  --replicas N starts N of them, --store postgres://... gives
                  them "--store URL" instead of --data (they share boards),
-                 --serve-arg ARG adds ARG to every one (repeatable)
+                 --serve-arg ARG adds ARG to every one (repeatable); each
+                 of N gets GOMAXPROCS=CPUs/N (--serve-procs to change it)
   --url URL      a running server at a loopback URL (--pid PID for its RSS/CPU);
                  repeat both for several servers, loaded round-robin (--shared
                  when they serve the same boards)
