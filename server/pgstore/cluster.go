@@ -47,7 +47,12 @@ type Cluster struct {
 
 	retention time.Duration
 
-	pid   atomic.Uint32 // the listening session's backend process id
+	// ownMu orders Own's inserts with a new listening session's update of
+	// this replica's runs' pid: an insert under the old pid that landed
+	// after the update would leave its run owned by a dead session (its
+	// approvals 404 on other replicas until it ends).
+	ownMu sync.Mutex
+	pid   atomic.Uint32 // the listening session's backend process id; set under ownMu
 	stop  context.CancelFunc
 	done  chan struct{} // the listener ended
 	swept chan struct{} // the sweeper ended
@@ -216,14 +221,17 @@ func (c *Cluster) listenOnce(ctx context.Context, listened *bool, first chan<- e
 		return c.s.fail(ctx, err)
 	}
 	pid := conn.PgConn().PID()
-	c.pid.Store(pid)
 	again := *listened
 	*listened = true
 	if again {
 		// Runs this replica owns are its own still: under the new session.
+		c.ownMu.Lock()
+		c.pid.Store(pid)
 		c.s.pool.Exec(ctx, `UPDATE codemode_run_owners SET pid = $1 WHERE replica = $2`, int64(pid), c.id)
+		c.ownMu.Unlock()
 		c.heard("", 0)
 	} else {
+		c.pid.Store(pid)
 		first <- nil
 	}
 	for {
@@ -526,9 +534,11 @@ func (c *Cluster) Own(ctx context.Context, runID string) (func(), error) {
 	if err := c.s.start(ctx); err != nil {
 		return nil, err
 	}
+	c.ownMu.Lock()
 	_, err := c.s.pool.Exec(ctx, `
 		INSERT INTO codemode_run_owners (run_id, replica, pid) VALUES ($1, $2, $3)
 		ON CONFLICT (run_id) DO UPDATE SET replica = $2, pid = $3`, runID, c.id, int64(c.pid.Load()))
+	c.ownMu.Unlock()
 	if err != nil {
 		return nil, c.s.fail(ctx, err)
 	}
