@@ -51,11 +51,12 @@ type Cluster struct {
 	// this replica's runs' pid: an insert under the old pid that landed
 	// after the update would leave its run owned by a dead session (its
 	// approvals 404 on other replicas until it ends).
-	ownMu sync.Mutex
-	pid   atomic.Uint32 // the listening session's backend process id; set under ownMu
-	stop  context.CancelFunc
-	done  chan struct{} // the listener ended
-	swept chan struct{} // the sweeper ended
+	ownMu     sync.Mutex
+	pid       atomic.Uint32 // the listening session's backend process id; set under ownMu
+	stop      context.CancelFunc
+	done      chan struct{}  // the listener ended
+	swept     chan struct{}  // the sweeper ended
+	answering sync.WaitGroup // forwarded requests being answered (added to by the listener only)
 
 	mu        sync.Mutex
 	listeners map[int]func(string, uint64)
@@ -254,7 +255,14 @@ func (c *Cluster) dispatch(ctx context.Context, channel, payload string) {
 		}
 	case kind == "req":
 		if id, err := strconv.ParseInt(rest, 10, 64); err == nil {
-			go c.answer(ctx, id)
+			// Answered to the end even if the cluster closes meanwhile:
+			// the run it decides may be what a shutdown waits for, and
+			// its sender waits for the answer (Close waits for it).
+			c.answering.Add(1)
+			go func() {
+				defer c.answering.Done()
+				c.answer(context.WithoutCancel(ctx), id)
+			}()
 		}
 	case kind == "ans":
 		if id, err := strconv.ParseInt(rest, 10, 64); err == nil {
@@ -660,6 +668,7 @@ func (c *Cluster) Close() error {
 	c.stop()
 	<-c.done
 	<-c.swept
+	c.answering.Wait()
 	// The sessions holding locks end now, not when their changes do: their
 	// network connections are closed under them (the changes' next
 	// appends fail), and the pool closes once they are given back.
