@@ -331,6 +331,7 @@ func (s *Server) watchFromCluster(ctx context.Context, lb *liveBoard) *httpError
 // its answer.
 type forwarded struct {
 	Method string          `json:"method"`
+	Op     string          `json:"op,omitempty"` // "cancel"; "" is the run's approvals
 	Body   json.RawMessage `json:"body,omitempty"`
 }
 
@@ -351,22 +352,7 @@ func (s *Server) forwardApprovals(w http.ResponseWriter, r *http.Request, runID 
 	if errors.Is(err, ErrNoOwner) {
 		return false, nil
 	}
-	var a forwardedAnswer
-	if err == nil {
-		err = json.Unmarshal(out, &a)
-	}
-	if err != nil {
-		s.log.Error("server: forwarding a run's approvals to its replica failed", "run", runID, "err", err)
-		return true, unavailable("run %s runs on another replica, which cannot be reached now: try again shortly", quoteID(runID))
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	if a.Status == http.StatusServiceUnavailable {
-		w.Header().Set("Retry-After", "1")
-	}
-	w.WriteHeader(a.Status)
-	w.Write(a.Body)
-	return true, nil
+	return true, s.answerForwarded(w, runID, out, err)
 }
 
 // serveForwarded answers a request forwarded by another replica about a run
@@ -375,8 +361,11 @@ func (s *Server) serveForwarded(ctx context.Context, runID string, req []byte) [
 	var f forwarded
 	var answer any
 	var herr *httpError
+	status := http.StatusOK
 	if err := json.Unmarshal(req, &f); err != nil {
 		herr = badRequest("a forwarded request that is not JSON: %v", err)
+	} else if f.Op == "cancel" {
+		status, answer, herr = s.cancelRun(ctx, runID)
 	} else if f.Method == http.MethodPost {
 		answer, herr = s.decideApprovals(runID, f.Body)
 	} else {
@@ -385,7 +374,7 @@ func (s *Server) serveForwarded(ctx context.Context, runID string, req []byte) [
 	if herr != nil {
 		return mustJSON(forwardedAnswer{Status: herr.status, Body: mustJSON(errorBody(herr))})
 	}
-	return mustJSON(forwardedAnswer{Status: http.StatusOK, Body: indented(answer)})
+	return mustJSON(forwardedAnswer{Status: status, Body: indented(answer)})
 }
 
 // ownRun makes this replica the one that answers for k's run in the
@@ -397,7 +386,7 @@ func (s *Server) ownRun(k *runSink) {
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if k.owned != nil || k.runID == "" {
+	if k.owned != nil || k.runID == "" || k.done {
 		return
 	}
 	ctx, cancel := s.storeCtx(context.Background())

@@ -66,6 +66,11 @@ func (s *Server) route(path string) (endpoint, string, *httpError) {
 		return endpoint{post: s.handleStatelessExecute}, "", nil
 	case len(parts) == 1 && parts[0] == "boards":
 		return endpoint{get: s.handleListBoards, post: s.handleCreateBoard}, "", nil
+	case len(parts) == 3 && parts[0] == "runs" && parts[2] == "cancel":
+		if !validBoardID(parts[1]) {
+			return endpoint{}, "", notFound("no run %s is running", quoteID(parts[1]))
+		}
+		return endpoint{post: s.handleCancelRun}, parts[1], nil
 	case len(parts) == 3 && parts[0] == "runs" && parts[2] == "approvals":
 		if !validBoardID(parts[1]) {
 			return endpoint{}, "", notFound("no run %s has calls waiting for approval", quoteID(parts[1]))

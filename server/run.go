@@ -100,7 +100,9 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request, kind engine.R
 		sub = newSubscriber(s.queueBytes)
 	}
 	sink := newSink(lb, sub)
-	ctx, cancel := context.WithCancel(s.base)
+	ctx, cancelCause := context.WithCancelCause(s.base)
+	cancel := func() { cancelCause(nil) }
+	sink.cancel = cancelCause
 	if sub == nil {
 		// A client that hangs up while it waits cancels its run. (A
 		// stream's handler tells hanging up from not reading itself.)
@@ -239,12 +241,15 @@ func (s *Server) park(k *runSink) (resume func()) {
 // to return, so the run may end before its last wait has resumed it: it is
 // resumed here, and parks no more.
 func (s *Server) endRunOf(k *runSink) {
+	s.deactivate(k)
 	k.mu.Lock()
+	k.done = true
 	if k.owned != nil {
 		k.owned()
 		k.owned = nil
 	}
 	k.mu.Unlock()
+	close(k.over)
 	s.mu.Lock()
 	k.ended = true
 	if k.parked {

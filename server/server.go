@@ -174,6 +174,7 @@ type Server struct {
 	underWay   int                     // their number, under mu
 	base       context.Context         // the parent of every run's context
 	cancelBase context.CancelCauseFunc // cancels them, saying why (cancelRuns)
+	active     map[string]*runSink     // runs under way by id, from their run_start (cancel.go)
 	done       chan struct{}           // closed by Shutdown once runs are over: streams end
 
 	// The board event streams open (guarded by mu) and their caps.
@@ -210,6 +211,7 @@ func New(opts Options) (*Server, error) {
 		creating:         make(chan struct{}, 1),
 		epoch:            newEpoch(),
 		approvals:        newApprovals(),
+		active:           make(map[string]*runSink),
 		heartbeat:        15 * time.Second,
 		writeTimeout:     10 * time.Second,
 		storeTimeout:     10 * time.Second,

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"sync"
+	"time"
 
 	"github.com/codemode-dev/codemode/engine"
 	"github.com/codemode-dev/codemode/tools/whiteboard"
@@ -47,9 +48,17 @@ type runSink struct {
 	parked bool
 	ended  bool
 
-	// owned lets go of the run's ownership in the cluster (Server.ownRun);
-	// guarded by mu.
-	owned func()
+	// owned lets go of the run's ownership in the cluster (Server.ownRun),
+	// ownTimer makes it (Server.activate), done says the run is over and
+	// is owned no more; guarded by mu.
+	owned    func()
+	ownTimer *time.Timer
+	done     bool
+
+	// cancel ends the run, saying why (POST /v1/runs/{runId}/cancel, a
+	// client that went away); over is closed once the run is over.
+	cancel context.CancelCauseFunc
+	over   chan struct{}
 
 	// asked gets a token when the run asks for approvals, for a JSON
 	// answer's handler: it then sends its headers with the run's id at
@@ -58,7 +67,7 @@ type runSink struct {
 }
 
 func newSink(lb *liveBoard, sub *subscriber) *runSink {
-	k := &runSink{board: lb, sub: sub}
+	k := &runSink{board: lb, sub: sub, over: make(chan struct{})}
 	if sub == nil {
 		k.asked = make(chan struct{}, 1)
 	}
@@ -255,6 +264,9 @@ func (s *Server) observe(ctx context.Context, ev engine.Event) {
 		}
 		s.approvals.open(boardID, ev)
 		s.ownRun(k)
+	}
+	if ev.Type == engine.EventRunStart {
+		s.activate(k, ev.RunID)
 	}
 	k.observe(ev)
 }

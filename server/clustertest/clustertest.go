@@ -52,6 +52,7 @@ func Run(t *testing.T, open Open) {
 	t.Run("HolderDiesWithNobodyAfter", func(t *testing.T) { testHolderDiesAlone(t, open) })
 	t.Run("WatchBoardMadeAgain", func(t *testing.T) { testWatchMadeAgain(t, open) })
 	t.Run("TryLock", func(t *testing.T) { testTryLock(t, open) })
+	t.Run("CancelOnAnother", func(t *testing.T) { testCancel(t, open) })
 }
 
 // replica is one server of the cluster, served on a loopback port.
@@ -579,4 +580,56 @@ func testTryLock(t *testing.T, open Open) {
 		t.Fatalf("TryLock after the holder died: %v, %+v", err, k)
 	}
 	k.Unlock(ctx, 0, 1, false)
+}
+
+// testCancel: a run on A is canceled by a POST to B, at once after its
+// run_start and again later (a young run is found all the same); the run
+// ends canceled and rolled back, B's answer says so, and a run no replica
+// runs is a 404 everywhere.
+func testCancel(t *testing.T, open Open) {
+	g := newGate()
+	rs := start(t, open, 3, g)
+	a, b := rs[0], rs[1]
+	must(t, 201, "POST", a.url+"/v1/boards", `{"id":"c"}`)
+	st := watch(t, b, "c", "")
+	st.until("board")
+	for _, wait := range []time.Duration{0, 1500 * time.Millisecond} {
+		done := make(chan int, 1)
+		go func() {
+			res, err := client.Post(a.url+"/v1/boards/c/execute", "application/json", strings.NewReader(`{"code":"await tools.createStickyNote({text:'half',x:0,y:0}); await tools['test.wait']({}); return 1"}`))
+			if err != nil {
+				done <- 0
+				return
+			}
+			res.Body.Close()
+			done <- res.StatusCode
+		}()
+		var runID string
+		for _, ev := range st.until("run_start") {
+			if ev.Type == "run_start" {
+				var d struct{ RunID string }
+				json.Unmarshal([]byte(ev.Data), &d)
+				runID = d.RunID
+			}
+		}
+		<-g.entered
+		time.Sleep(wait) // a run that has gone on a while (registered) or not
+		got := must(t, 200, "POST", b.url+"/v1/runs/"+runID+"/cancel", "")
+		if s := strings.Join(strings.Fields(string(got)), ""); s != `{"runId":"`+runID+`","status":"canceled"}` {
+			t.Errorf("cancel on B after %v: %s", wait, s)
+		}
+		end := st.until("run_end")
+		if d := end[len(end)-1].Data; !strings.Contains(d, `"code":"canceled"`) || !strings.Contains(d, `"committed":false`) {
+			t.Errorf("run_end after a cancel on B: %s", d)
+		}
+		if s := <-done; s != 200 {
+			t.Errorf("the run's own answer: %d", s)
+		}
+		for _, r := range rs {
+			must(t, 404, "POST", r.url+"/v1/runs/"+runID+"/cancel", "")
+		}
+	}
+	if _, txt := texts(t, b, "c"); len(txt) != 0 {
+		t.Errorf("the board after two canceled runs: %q", txt)
+	}
 }

@@ -1,0 +1,176 @@
+package server
+
+import (
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/codemode-dev/codemode/sandbox/worker"
+)
+
+// loopCode makes a sticky note, then loops forever: only a cancel (or the
+// script's timeout, 30 s) ends it.
+const loopCode = `{"code":"await tools.createStickyNote({text: 'half', x: 0, y: 0}); for (;;) {}"}`
+
+// startLoop posts loopCode to board id as a stream and returns the stream,
+// once its run_start has come, and the run's id.
+func startLoop(t *testing.T, c *http.Client, url, id, body string) (*sseReader, string) {
+	t.Helper()
+	res := post(t, c, url+"/v1/boards/"+id+"/execute", body, "Accept", "text/event-stream")
+	t.Cleanup(func() { res.Body.Close() })
+	sr := newSSEReader(res.Body)
+	start := next(t, sr)
+	if start.Type != "run_start" {
+		t.Fatalf("first event %s", start.Type)
+	}
+	runID, _ := start.decode(t)["runId"].(string)
+	if runID == "" || res.Header.Get("Codemode-Run-Id") != runID {
+		t.Fatalf("run_start %s, header %q", start.Data, res.Header.Get("Codemode-Run-Id"))
+	}
+	return sr, runID
+}
+
+// endOf reads a stream up to its run_end and returns it, decoded.
+func endOf(t *testing.T, sr *sseReader) map[string]any {
+	t.Helper()
+	for {
+		ev := next(t, sr)
+		if ev.Type == "run_end" {
+			return ev.decode(t)
+		}
+	}
+}
+
+// TestCancelRun: a script in an endless loop is stopped by a cancel from
+// another client, in the worker runner and in process: the cancel answers
+// once the run is over, the run's own stream ends with canceled, the board
+// is as before (atomic), its watchers are told, and the run is no longer
+// there to cancel.
+func TestCancelRun(t *testing.T) {
+	pool, err := worker.New(worker.Config{Warm: 1, Max: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pool.Close() })
+	for _, tc := range []struct {
+		name string
+		opts Options
+	}{{"worker", Options{Runner: pool}}, {"inprocess", Options{}}} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newTestServer(t, tc.opts)
+			ts, c := serveHTTP(t, s)
+			createBoard(t, s, "b")
+			_, watcher := watchBoard(t, c, ts.URL, "b")
+			next(t, watcher) // the board
+			sr, runID := startLoop(t, c, ts.URL, "b", loopCode)
+			for ev := next(t, sr); ev.Type != "tool_call_end"; ev = next(t, sr) {
+			}
+			began := time.Now()
+			res, body := do(t, s, "POST", "/v1/runs/"+runID+"/cancel", "")
+			if res.StatusCode != 200 || strings.Join(strings.Fields(string(body)), "") != `{"runId":"`+runID+`","status":"canceled"}` {
+				t.Fatalf("cancel: %d %s", res.StatusCode, body)
+			}
+			if d := time.Since(began); d > 5*time.Second {
+				t.Errorf("the cancel took %v", d)
+			}
+			end := endOf(t, sr)
+			if e, _ := end["error"].(map[string]any); end["success"] != false || e["code"] != "canceled" || !strings.Contains(e["message"].(string), "a client asked to stop the run") {
+				t.Errorf("run_end: %v", end)
+			}
+			if b, _ := end["board"].(map[string]any); b["committed"] != false {
+				t.Errorf("run_end's board: %v", end["board"])
+			}
+			var seen []string
+			for ev := next(t, watcher); ; ev = next(t, watcher) {
+				seen = append(seen, ev.Type)
+				if ev.Type == "board" { // the rollback, sent whole
+					if strings.Contains(ev.Data, `"half"`) {
+						t.Errorf("the watcher's board after the cancel: %s", ev.Data)
+					}
+					break
+				}
+			}
+			if !slices.Contains(seen, "run_end") {
+				t.Errorf("the watcher saw %q: want the run's run_end", seen)
+			}
+			if got := getTexts(t, s, "b"); len(got) != 0 {
+				t.Errorf("board after the cancel: %q", got)
+			}
+			if res, body := do(t, s, "POST", "/v1/runs/"+runID+"/cancel", ""); res.StatusCode != 404 {
+				t.Errorf("cancel of a run that ended: %d %s", res.StatusCode, body)
+			}
+			// The board is free for the next run.
+			if res, body := do(t, s, "POST", "/v1/boards/b/batch", batchOf(sticky("after", 0))); res.StatusCode != 200 {
+				t.Errorf("a run after: %d %s", res.StatusCode, body)
+			}
+		})
+	}
+}
+
+// TestCancelKeepsNonAtomic: a canceled run that is not atomic keeps what it
+// did before; a JSON run's client gets its answer, canceled.
+func TestCancelKeepsNonAtomic(t *testing.T) {
+	s := newTestServer(t, Options{})
+	ts, c := serveHTTP(t, s)
+	createBoard(t, s, "b")
+	type answer struct {
+		res  *http.Response
+		body []byte
+	}
+	// The run's id: from the board's watchers' run_start.
+	_, watcher := watchBoard(t, c, ts.URL, "b")
+	next(t, watcher) // the board
+	done := make(chan answer, 1)
+	go func() {
+		res, body := do(t, s, "POST", "/v1/boards/b/execute", `{"atomic": false, "code":"await tools.createStickyNote({text: 'kept', x: 0, y: 0}); for (;;) {}"}`)
+		done <- answer{res, body}
+	}()
+	var runID string
+	for runID == "" {
+		ev := next(t, watcher)
+		if ev.Type == "run_start" {
+			runID, _ = ev.decode(t)["runId"].(string)
+		}
+	}
+	if res, body := do(t, s, "POST", "/v1/runs/"+runID+"/cancel", "{}"); res.StatusCode != 200 {
+		t.Fatalf("cancel: %d %s", res.StatusCode, body)
+	}
+	a := <-done
+	var got struct {
+		Success bool
+		Error   struct{ Code string }
+	}
+	json.Unmarshal(a.body, &got)
+	if a.res.StatusCode != 200 || got.Success || got.Error.Code != "canceled" || a.res.Trailer.Get("Codemode-Board-Committed") == "false" {
+		t.Errorf("the run's answer: %d %s %v", a.res.StatusCode, a.body, a.res.Trailer)
+	}
+	if texts := getTexts(t, s, "b"); !slices.Equal(texts, []string{"kept"}) {
+		t.Errorf("board %q", texts)
+	}
+}
+
+// The cancel endpoint's bad input: no such run, a malformed id, a body
+// with parameters, another method, no JSON content type.
+func TestCancelBadInput(t *testing.T) {
+	s := newTestServer(t, Options{})
+	for _, tc := range []struct {
+		method, path, body string
+		header             []string
+		status             int
+		want               string
+	}{
+		{"POST", "/v1/runs/run_nope/cancel", "", nil, 404, `no run \"run_nope\" is running`},
+		{"POST", "/v1/runs/bad%20id/cancel", "", nil, 404, `is running`},
+		{"POST", "/v1/runs/run_x/cancel", `{"force": true}`, nil, 400, `cancel takes no parameters`},
+		{"POST", "/v1/runs/run_x/cancel", "", []string{"Content-Type", "text/plain"}, 400, `Content-Type must be application/json`},
+		{"GET", "/v1/runs/run_x/cancel", "", nil, 405, ``},
+	} {
+		res, body := do(t, s, tc.method, tc.path, tc.body, tc.header...)
+		if res.StatusCode != tc.status || !strings.Contains(string(body), tc.want) {
+			t.Errorf("%s %s %s: %d %s; want %d and %q", tc.method, tc.path, tc.body, res.StatusCode, body, tc.status, tc.want)
+		}
+	}
+}
