@@ -328,6 +328,7 @@ class BoardPage {
     this.id = id;
     this.abort = new AbortController();
     this.running = false;
+    this.live = new Set(); // ids of the runs under way on the board (run_start seen, run_end not yet)
     this.lastEventId = "";
     this.drawn = false; // a `board` event has drawn the board
     this.refreshing = null;
@@ -346,6 +347,7 @@ class BoardPage {
 
   close() {
     this.abort.abort();
+    $("#stop").hidden = true;
     delete $("#canvas").dataset.synced;
     $("#canvas").querySelector("svg")?.remove();
     if ($("#approval").open) $("#approval").close();
@@ -481,8 +483,34 @@ class BoardPage {
   }
 
   onRunEvent(data) {
+    if (data.type === "run_start" && data.runId) this.live.add(data.runId);
+    if (data.type === "run_end") this.live.delete(data.runId);
+    this.showStop();
     this.timeline.apply(data);
     this.approvals.apply(data);
+  }
+
+  // showStop shows Stop while a run is under way on the board: this tab's,
+  // or another client's (seen on the board's stream).
+  showStop() {
+    const stop = $("#stop");
+    stop.hidden = this.live.size === 0;
+    if (stop.hidden) stop.disabled = false;
+  }
+
+  // stop cancels the runs under way on the board; each ends `canceled` and
+  // its run_end (on the streams) takes it off.
+  async stop() {
+    const ids = [...this.live];
+    if (!ids.length) return;
+    $("#stop").disabled = true;
+    await Promise.all(ids.map(async (id) => {
+      const res = await api(`v1/runs/${encodeURIComponent(id)}/cancel`, { method: "POST", body: "" }).catch(() => null);
+      if (res && res.status === 404) this.live.delete(id); // over already
+      else if (!res || !res.ok) toast(`Stopping run ${id} failed${res ? ` (${res.status})` : ""}.`, "error");
+    }));
+    $("#stop").disabled = false;
+    this.showStop();
   }
 
   gone(message) {
@@ -575,6 +603,7 @@ class BoardPage {
 }
 
 $("#run").addEventListener("click", () => page?.run());
+$("#stop").addEventListener("click", () => page?.stop());
 $("#undo").addEventListener("click", () => page?.step("undo"));
 $("#redo").addEventListener("click", () => page?.step("redo"));
 $("#fit").addEventListener("click", () => page?.view.fit());

@@ -181,9 +181,12 @@ export class Timeline {
     this.finished.add(run.id);
     const result = ev.result || {};
     const ok = !!ev.success;
-    run.root.dataset.state = ok ? "succeeded" : "failed";
-    run.badge.className = `badge ${ok ? "succeeded" : "failed"}`;
-    run.badge.textContent = ok ? "succeeded" : "failed";
+    // A run a client stopped (POST /v1/runs/{id}/cancel, or its client went
+    // away) did not fail of itself: it says so.
+    const state = ok ? "succeeded" : (ev.error || {}).code === "canceled" ? "canceled" : "failed";
+    run.root.dataset.state = state;
+    run.badge.className = `badge ${state}`;
+    run.badge.textContent = state;
     const calls = run.rows.size;
     run.stats.textContent = `${calls} call${calls === 1 ? "" : "s"} · ${fmtMs(ev.elapsed_ms || 0)}`;
     // Operations of a batch that never started (skipped, or a dependency
@@ -209,7 +212,7 @@ export class Timeline {
       for (const w of s.warnings || []) footer.push(el("p", { class: "warning" }, w));
     } else if (ev.error || result.error) {
       const e = result.error || ev.error;
-      footer.push(errorBox(e, "Script failed"));
+      footer.push(errorBox(e, state === "canceled" ? "Script stopped" : "Script failed"));
     }
     for (const w of result.warnings || []) footer.push(el("p", { class: "warning" }, w));
     if (ev.board) footer.push(el("p", { class: `board-outcome ${ev.board.committed ? "" : "rolled-back"}` }, boardOutcome(ok, ev.board)));

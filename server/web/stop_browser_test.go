@@ -1,0 +1,52 @@
+package web_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestStop: a script that never ends shows Stop in the tab that started it
+// and in another on the board; Stop in the other tab ends it: both
+// timelines say canceled, the half-done sticky goes (the run was atomic),
+// on the page and on the server, and Stop hides again. Then the tab that
+// starts a run stops it itself.
+func TestStop(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	id := e.newBoard(threeNotes)
+	a := e.open("#/boards/" + id)
+	b := e.open("#/boards/" + id)
+	a.boardID()
+	b.boardID()
+	for _, tb := range []*tab{a, b} {
+		tb.wait("the notes are drawn", `document.querySelectorAll("#canvas g[data-id]").length === 3`)
+		tb.wait("no Stop while nothing runs", `document.querySelector("#stop").hidden`)
+	}
+	a.setEditor("script", `await tools.createStickyNote({text: "half done", x: 0, y: 300});
+for (;;) {}`)
+
+	for i, stopper := range []*tab{b, a} {
+		a.click("Run")
+		for _, tb := range []*tab{a, b} {
+			tb.wait("the half-done sticky is drawn", `document.querySelectorAll("#canvas g[data-id]").length === 4`)
+			tb.wait("Stop shows", `!document.querySelector("#stop").hidden`)
+		}
+		stopper.click("Stop")
+		for _, tb := range []*tab{a, b} {
+			tb.runState("canceled")
+			tb.wait("the board is as it was", `document.querySelectorAll("#canvas g[data-id]").length === 3 && !document.querySelector("#canvas").textContent.includes("half done")`)
+			tb.wait("Stop hides", `document.querySelector("#stop").hidden`)
+		}
+		got := a.text("#timeline .run-footer")
+		for _, want := range []string{"Script stopped", "canceled", "Rolled back"} {
+			if !strings.Contains(got, want) {
+				t.Errorf("round %d: the timeline's footer %q does not say %q", i, got, want)
+			}
+		}
+		if diff := cmp.Diff([]string{"n1", "n2", "n3"}, boardIDs(t, e, id)); diff != "" {
+			t.Errorf("round %d: board on the server (-want +got):\n%s", i, diff)
+		}
+		a.wait("Run is enabled again", `!document.querySelector("#run").disabled`)
+	}
+}
