@@ -58,7 +58,12 @@ func Run(ctx context.Context, cfg Config, scenarios []Scenario) (*Report, error)
 				if err := ctx.Err(); err != nil {
 					return rep, err
 				}
-				r := runOne(ctx, cfg, tok, sc, s, shown[s])
+				r, firstErr := runOne(ctx, cfg, tok, sc, s, shown[s])
+				if firstErr != nil && len(rep.Results) == 0 && ctx.Err() == nil {
+					// The model never answered at all (no endpoint there, a
+					// wrong key or model name): every run would fail so.
+					return rep, &ModelError{Err: firstErr}
+				}
 				r.Repeat = i
 				rep.Results = append(rep.Results, r)
 				if cfg.Progress != nil {
@@ -70,6 +75,13 @@ func Run(ctx context.Context, cfg Config, scenarios []Scenario) (*Report, error)
 	rep.Strategies = summarize(strategies, rep.Results)
 	return rep, nil
 }
+
+// ModelError is Run's error when the model failed its very first turn:
+// nothing was measured, and the report has no results.
+type ModelError struct{ Err error }
+
+func (e *ModelError) Error() string { return "the model's first request failed: " + e.Err.Error() }
+func (e *ModelError) Unwrap() error { return e.Err }
 
 // toolsFor is the tool list strategy s shows the model, in OpenAI's format:
 // every tool but the meta-tools (per-call: the classic loop, no search
@@ -102,11 +114,13 @@ func toolsFor(eng *engine.Engine, s Strategy) ([]engine.OpenAITool, error) {
 }
 
 // runOne plays one scenario with one strategy.
-func runOne(ctx context.Context, cfg Config, tok *counter, sc Scenario, s Strategy, tools []engine.OpenAITool) (r Result) {
+//
+// firstErr is the model's error when its first turn failed.
+func runOne(ctx context.Context, cfg Config, tok *counter, sc Scenario, s Strategy, tools []engine.OpenAITool) (r Result, firstErr error) {
 	r = Result{Scenario: sc.Name, Strategy: s}
-	fail := func(format string, args ...any) Result {
+	fail := func(format string, args ...any) (Result, error) {
 		r.Correct, r.Failure = false, fmt.Sprintf(format, args...)
-		return r
+		return r, nil
 	}
 	for _, name := range sc.Tools {
 		if _, ok := cfg.Engine.Tool(name); !ok {
@@ -143,7 +157,11 @@ func runOne(ctx context.Context, cfg Config, tok *counter, sc Scenario, s Strate
 		reply, err := model.Complete(ctx, req)
 		r.Turns++
 		if err != nil {
-			return fail("the model, turn %d: %v", r.Turns, err)
+			r, _ = fail("the model, turn %d: %v", r.Turns, err)
+			if r.Turns == 1 {
+				return r, err
+			}
+			return r, nil
 		}
 		msg := reply.Message
 		msg.Role = "assistant"
@@ -184,7 +202,7 @@ func runOne(ctx context.Context, cfg Config, tok *counter, sc Scenario, s Strate
 		return fail("%v", err)
 	}
 	r.Correct = true
-	return r
+	return r, nil
 }
 
 // callsIn is how many tool calls one native call's result stands for: a

@@ -224,6 +224,10 @@ func liveModel(baseURL, name string) (bench.Model, error) {
 	if err != nil {
 		return nil, errors.New(strings.TrimPrefix(err.Error(), "bench: "))
 	}
+	if key == "" {
+		return nil, fmt.Errorf("--live needs an API key: set $%s (or $%s); for an endpoint that takes none, set it to any value",
+			benchKeyEnvs[0], strings.Join(benchKeyEnvs[1:], ", $"))
+	}
 	return m, nil
 }
 

@@ -95,6 +95,8 @@ func TestBenchLatencyFlags(t *testing.T) {
 }
 
 func TestBenchUsageErrors(t *testing.T) {
+	t.Setenv("CODEMODE_BENCH_API_KEY", "")
+	t.Setenv("OPENAI_API_KEY", "")
 	for _, c := range []struct {
 		args []string
 		want string
@@ -109,6 +111,7 @@ func TestBenchUsageErrors(t *testing.T) {
 		{[]string{"--model", "gpt-4o"}, "--base-url and --model are for --live"},
 		{[]string{"--live", "--base-url", "http://127.0.0.1:1/v1", "--model", "m", "--latency-round-trip", "1s"}, "--latency-* model the scripted model's wall time"},
 		{[]string{"--live", "--base-url", "api.openai.com", "--model", "m"}, `base URL "api.openai.com": want http:// or https://`},
+		{[]string{"--live", "--base-url", "http://127.0.0.1:1/v1", "--model", "m"}, "--live needs an API key: set $CODEMODE_BENCH_API_KEY (or $OPENAI_API_KEY); for an endpoint that takes none, set it to any value"},
 		{[]string{"--board", "b.json"}, "--board is for batch and run only"},
 		{[]string{"retro"}, `unexpected argument "retro"`},
 	} {
@@ -243,6 +246,27 @@ func TestBenchLive(t *testing.T) {
 	}
 	if diff := cmp.Diff(map[string]bool{"Bearer sk-other": true}, e.auth); diff != "" {
 		t.Errorf("Authorization (-want +got):\n%s", diff)
+	}
+}
+
+// TestBenchLiveUnreachable: a --live endpoint that never answers (nothing
+// listens there) or answers its first request with an error: the reason,
+// first and alone, exit 1, no table of runs that never ran.
+func TestBenchLiveUnreachable(t *testing.T) {
+	t.Setenv("CODEMODE_BENCH_API_KEY", "sk-bench")
+	refusing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusUnauthorized)
+		w.Write([]byte(`{"error": {"message": "Incorrect API key provided"}}`))
+	}))
+	defer refusing.Close()
+	for _, c := range []struct{ url, want string }{
+		{"http://127.0.0.1:1/v1", "codemode: bench: the model's first request failed: Post \"http://127.0.0.1:1/v1/chat/completions\": dial tcp 127.0.0.1:1: connect: connection refused\n"},
+		{refusing.URL + "/v1", "codemode: bench: the model's first request failed: " + refusing.URL + "/v1/chat/completions: HTTP 401: Incorrect API key provided\n"},
+	} {
+		out, errs, code := cli(t, "", "bench", "--live", "--base-url", c.url, "--model", "m", "--scenario", "retro", "--runner", "inprocess")
+		if code != exitFailed || out != "" || errs != c.want {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want 1, nothing, %q", c.url, code, out, errs, c.want)
+		}
 	}
 }
 
