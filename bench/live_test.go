@@ -2,6 +2,7 @@ package bench_test
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -148,8 +149,9 @@ func TestLiveAgainstAFakeEndpoint(t *testing.T) {
 	}
 }
 
-// TestLiveErrors: a provider's refusal is the run's failure, with its
-// message; a bad base URL is refused up front.
+// TestLiveErrors: a provider's refusal of the first request stops the
+// bench with its message (no run measured); a bad base URL is refused up
+// front.
 func TestLiveErrors(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusUnauthorized)
@@ -165,11 +167,9 @@ func TestLiveErrors(t *testing.T) {
 		Model:      func(bench.Strategy) bench.Model { return model },
 		Strategies: []bench.Strategy{bench.Code},
 	}, scenarios.All()[:1])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r := rep.Results[0]; r.Correct || !strings.Contains(r.Failure, "HTTP 401: Incorrect API key provided") {
-		t.Errorf("correct %v, failure %q", r.Correct, r.Failure)
+	var me *bench.ModelError
+	if !errors.As(err, &me) || !strings.Contains(err.Error(), "HTTP 401: Incorrect API key provided") || len(rep.Results) != 0 {
+		t.Errorf("a refused first request: %v, %d results", err, len(rep.Results))
 	}
 	if _, err := bench.NewOpenAIModel(bench.OpenAIOptions{BaseURL: "api.example.com", Model: "m"}); err == nil {
 		t.Error("a base URL without a scheme was taken")

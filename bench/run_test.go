@@ -97,9 +97,15 @@ func TestFailures(t *testing.T) {
 			return Calls(t.Call("getBoardState", map[string]any{})), nil
 		})
 	}
-	broken := twoNotes()
+	broken := twoNotes() // fails its second turn: that run's failure
 	broken.Scripted = func(Strategy) Model {
-		return ModelFunc(func(context.Context, Request) (Reply, error) { return Reply{}, errors.New("rate limited") })
+		turn := 0
+		return ModelFunc(func(context.Context, Request) (Reply, error) {
+			if turn++; turn == 1 {
+				return Reply{Message: Calls(ToolCall{ID: "c1", Type: "function", Function: FunctionCall{Name: "getBoardState", Arguments: "{}"}})}, nil
+			}
+			return Reply{}, errors.New("rate limited")
+		})
 	}
 	needsWasm := twoNotes()
 	needsWasm.Tools = []string{"graph.layout"}
@@ -113,7 +119,7 @@ func TestFailures(t *testing.T) {
 	}{
 		{wrong, "1 objects, want 2"},
 		{endless, "not done after 5 model turns"},
-		{broken, "the model, turn 1: rate limited"},
+		{broken, "the model, turn 2: rate limited"},
 		{needsWasm, "the engine has no tool graph.layout"},
 		{noCheck, "no checker"},
 		{badStart, "starting board: fixture missing"},
@@ -126,6 +132,17 @@ func TestFailures(t *testing.T) {
 		if r := rep.Results[0]; r.Correct || !strings.Contains(r.Failure, c.want) {
 			t.Errorf("correct %v, failure %q, want %q", r.Correct, r.Failure, c.want)
 		}
+	}
+	// A model that fails its very first turn: nothing is measured, the
+	// bench stops with the reason.
+	dead := twoNotes()
+	dead.Scripted = func(Strategy) Model {
+		return ModelFunc(func(context.Context, Request) (Reply, error) { return Reply{}, errors.New("connection refused") })
+	}
+	rep, err := Run(t.Context(), Config{Engine: testEngine(t), Strategies: []Strategy{PerCall, Code}}, []Scenario{dead, twoNotes()})
+	var me *ModelError
+	if !errors.As(err, &me) || err.Error() != "the model's first request failed: connection refused" || len(rep.Results) != 0 {
+		t.Errorf("a model that never answers: %v, %d results", err, len(rep.Results))
 	}
 	if _, err := Run(t.Context(), Config{Engine: testEngine(t), Strategies: []Strategy{"yolo"}}, nil); err == nil || !strings.Contains(err.Error(), `unknown strategy "yolo"`) {
 		t.Errorf("an unknown strategy: %v", err)
