@@ -150,6 +150,11 @@ func load(fsys fs.FS) (map[string]file, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Browsers and tools ask for /favicon.ico whatever the page links: the
+	// same icon, an SVG (which every browser that asks takes).
+	if icon, ok := files["favicon.svg"]; ok {
+		files["favicon.ico"] = icon
+	}
 	// Scripts first, then batches, each by name.
 	slices.SortFunc(examples, func(a, b example) int {
 		if a.Kind != b.Kind {

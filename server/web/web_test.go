@@ -101,6 +101,8 @@ func TestHandler(t *testing.T) {
 		{"/examples/flowchart.ts", "text/plain; charset=utf-8", "Flowchart of a password reset"},
 		{"/examples/recover-typo.js", "text/plain; charset=utf-8", "createStikyNote"},
 		{"/examples/retro.json", "application/json", `"operations"`},
+		{"/favicon.svg", "image/svg+xml", "<svg"},
+		{"/favicon.ico", "image/svg+xml", "<svg"},
 	} {
 		res, body := get(t, h, http.MethodGet, c.path)
 		if res.StatusCode != http.StatusOK {
