@@ -267,8 +267,29 @@ func (s *Server) stepLocked(ctx context.Context, id, dir string) (any, *httpErro
 		return nil, s.storeFailed(dir+" of board "+quoteID(id), err)
 	}
 	lb.setCommitted(st, b, st.Doc)
-	lb.hub.publishBoard(lb)
-	return boardBody(lb.committed()), nil // the committed board is replaced, never changed: encoding it later is safe
+	// Which run's step moved, for a view that shows the run (its timeline
+	// marks it taken back, or back again): in the event and the answer.
+	answer := stepAnswer{boardJSON: boardBody(lb.committed())} // the committed board is replaced, never changed: encoding it later is safe
+	name := "redoneRun"
+	if dir == "undo" {
+		name, answer.UndoneRun = "undoneRun", st.StepRunID
+	} else {
+		answer.RedoneRun = st.StepRunID
+	}
+	var extra []field
+	if st.StepRunID != "" {
+		extra = append(extra, field{name, mustJSON(st.StepRunID)})
+	}
+	lb.hub.publishBoard(lb, extra...)
+	return answer, nil
+}
+
+// stepAnswer is an undo's or redo's answer: the board, and the run whose
+// step was taken back or brought back (none for a board's first state).
+type stepAnswer struct {
+	boardJSON
+	UndoneRun string `json:"undoneRun,omitempty"`
+	RedoneRun string `json:"redoneRun,omitempty"`
 }
 
 // handleDeleteBoard deletes a board once the run under way on it, if any,

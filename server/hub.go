@@ -231,7 +231,7 @@ func (d *drawing) get() []byte {
 // rollback, an undo, a redo). It is drawn outside the hub's lock when
 // someone watches (and then once for them and for the watchers coming
 // next), and not at all when nobody does. The caller holds lb's lock.
-func (h *hub) publishBoard(lb *liveBoard) {
+func (h *hub) publishBoard(lb *liveBoard, extra ...field) {
 	st, b := lb.committed()
 	var d *drawing
 	h.mu.Lock()
@@ -246,7 +246,7 @@ func (h *hub) publishBoard(lb *liveBoard) {
 		if d == nil { // a watcher came meanwhile
 			d = h.drawingOf(st, b)
 		}
-		return d.get()
+		return withFields(d.get(), extra...)
 	})
 }
 

@@ -187,9 +187,12 @@ func (s *memoryStore) Undo(ctx context.Context, id string) (BoardState, error) {
 	if b.cur == 0 {
 		return BoardState{}, fmt.Errorf("board %q: %w", id, ErrNothingToUndo)
 	}
+	undone := b.states[b.cur].runID
 	b.cur--
 	b.moved()
-	return b.state(), nil
+	st := b.state()
+	st.StepRunID = undone
+	return st, nil
 }
 
 func (s *memoryStore) Redo(ctx context.Context, id string) (BoardState, error) {
@@ -206,7 +209,9 @@ func (s *memoryStore) Redo(ctx context.Context, id string) (BoardState, error) {
 	}
 	b.cur++
 	b.moved()
-	return b.state(), nil
+	st := b.state()
+	st.StepRunID = b.states[b.cur].runID
+	return st, nil
 }
 
 // Close drops every board. Calls after it fail; closing again does nothing.

@@ -69,6 +69,10 @@ type BoardState struct {
 	// UndoSteps and RedoSteps are how many steps undo and redo can go.
 	UndoSteps int `json:"undoSteps"`
 	RedoSteps int `json:"redoSteps"`
+	// StepRunID is, from Undo, the run whose step it took back, and from
+	// Redo the run whose step it brought back again (Commit.RunID; "" for
+	// a step made without one); "" from every other call.
+	StepRunID string `json:"-"`
 }
 
 // Commit is a run's result, to become a board's current state.

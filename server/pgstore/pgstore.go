@@ -427,7 +427,7 @@ func (s *Store) Undo(ctx context.Context, id string) (server.BoardState, error) 
 	return s.move(ctx, id, `
 		UPDATE codemode_boards SET version = version + 1, cur = cur - 1, updated = greatest(updated, $1)
 		WHERE id = $2 AND cur > lo
-		RETURNING `+boardColumns, server.ErrNothingToUndo)
+		RETURNING `+boardColumns, 1, server.ErrNothingToUndo)
 }
 
 // Redo implements server.Store.
@@ -435,7 +435,7 @@ func (s *Store) Redo(ctx context.Context, id string) (server.BoardState, error) 
 	return s.move(ctx, id, `
 		UPDATE codemode_boards SET version = version + 1, cur = cur + 1, updated = greatest(updated, $1)
 		WHERE id = $2 AND cur < hi
-		RETURNING `+boardColumns, server.ErrNothingToRedo)
+		RETURNING `+boardColumns, 0, server.ErrNothingToRedo)
 }
 
 // move runs undo or redo: update moves the board to the step before or
@@ -444,12 +444,15 @@ func (s *Store) Redo(ctx context.Context, id string) (server.BoardState, error) 
 // SELECT of the board's current document, which begins after the UPDATE
 // locked the board, so it reads the step the UPDATE moved to (see Commit).
 // Had the UPDATE moved nothing, the SELECT tells whether the board exists.
-func (s *Store) move(ctx context.Context, id, update string, nothing error) (server.BoardState, error) {
+// The step taken back or brought back is the current one plus taken (undo
+// 1, redo 0): its run is read in the same SELECT.
+func (s *Store) move(ctx context.Context, id, update string, taken int64, nothing error) (server.BoardState, error) {
 	if err := s.start(ctx); err != nil {
 		return server.BoardState{}, err
 	}
 	var r row
 	var doc []byte
+	var runID string
 	moved, exists := true, true
 	b := &pgx.Batch{}
 	b.Queue(update, now(), id).QueryRow(func(row pgx.Row) error {
@@ -461,9 +464,10 @@ func (s *Store) move(ctx context.Context, id, update string, nothing error) (ser
 		return nil
 	})
 	b.Queue(`
-		SELECT s.doc FROM codemode_boards b JOIN codemode_steps s ON s.board = b.seq AND s.step = b.cur
-		WHERE b.id = $1`, id).QueryRow(func(row pgx.Row) error {
-		if err := row.Scan(&doc); errors.Is(err, pgx.ErrNoRows) {
+		SELECT s.doc, coalesce((SELECT t.run_id FROM codemode_steps t WHERE t.board = b.seq AND t.step = b.cur + $2), '')
+		FROM codemode_boards b JOIN codemode_steps s ON s.board = b.seq AND s.step = b.cur
+		WHERE b.id = $1`, id, taken).QueryRow(func(row pgx.Row) error {
+		if err := row.Scan(&doc, &runID); errors.Is(err, pgx.ErrNoRows) {
 			exists = false
 		} else if err != nil {
 			return err
@@ -481,7 +485,9 @@ func (s *Store) move(ctx context.Context, id, update string, nothing error) (ser
 	case !exists: // cannot be: the UPDATE locked the board
 		return server.BoardState{}, s.fail(ctx, fmt.Errorf("board %q, step %d: no document", id, r.cur))
 	}
-	return r.state(doc), nil
+	st := r.state(doc)
+	st.StepRunID = runID
+	return st, nil
 }
 
 // Close closes the connection pool. Calls after Close fail; calls under way

@@ -48,7 +48,7 @@ type Store struct {
 	closeErr    error
 
 	// Writes.
-	insertBoard, insertStep, commitBoard, dropSteps, version, undo, redo, stepDoc, deleteBoard *sql.Stmt
+	insertBoard, insertStep, commitBoard, dropSteps, version, undo, redo, stepDoc, stepRun, deleteBoard *sql.Stmt
 	// Reads.
 	loadBoard, listBoards, countBoards *sql.Stmt
 }
@@ -94,6 +94,8 @@ var statements = []struct {
 		RETURNING ` + boardColumns},
 	{false, func(s *Store) **sql.Stmt { return &s.stepDoc }, `
 		SELECT doc FROM steps WHERE board = ? AND step = ?`},
+	{false, func(s *Store) **sql.Stmt { return &s.stepRun }, `
+		SELECT run_id FROM steps WHERE board = ? AND step = ?`},
 	{false, func(s *Store) **sql.Stmt { return &s.deleteBoard }, `
 		DELETE FROM boards WHERE id = ?`},
 	{true, func(s *Store) **sql.Stmt { return &s.loadBoard }, `
@@ -541,19 +543,21 @@ func (s *Store) Commit(ctx context.Context, id string, c server.Commit) (server.
 
 // Undo implements server.Store.
 func (s *Store) Undo(ctx context.Context, id string) (server.BoardState, error) {
-	return s.move(ctx, id, s.undo, server.ErrNothingToUndo)
+	return s.move(ctx, id, s.undo, 1, server.ErrNothingToUndo)
 }
 
 // Redo implements server.Store.
 func (s *Store) Redo(ctx context.Context, id string) (server.BoardState, error) {
-	return s.move(ctx, id, s.redo, server.ErrNothingToRedo)
+	return s.move(ctx, id, s.redo, 0, server.ErrNothingToRedo)
 }
 
 // move runs undo or redo: stmt moves the board to the step before or after,
-// or returns no row if there is none (or no board).
-func (s *Store) move(ctx context.Context, id string, stmt *sql.Stmt, nothing error) (server.BoardState, error) {
+// or returns no row if there is none (or no board). The step taken back or
+// brought back is the current one plus taken (undo 1, redo 0).
+func (s *Store) move(ctx context.Context, id string, stmt *sql.Stmt, taken int64, nothing error) (server.BoardState, error) {
 	var r row
 	var doc []byte
+	var runID string
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		err := tx.StmtContext(ctx, stmt).QueryRowContext(ctx, now().UnixNano(), id).Scan(r.dest()...)
 		if errors.Is(err, sql.ErrNoRows) {
@@ -572,12 +576,17 @@ func (s *Store) move(ctx context.Context, id string, stmt *sql.Stmt, nothing err
 		if err := tx.StmtContext(ctx, s.stepDoc).QueryRowContext(ctx, r.seq, r.cur).Scan(&doc); err != nil {
 			return s.fail(ctx, fmt.Errorf("board %q, step %d: %w", id, r.cur, err))
 		}
+		if err := tx.StmtContext(ctx, s.stepRun).QueryRowContext(ctx, r.seq, r.cur+taken).Scan(&runID); err != nil {
+			return s.fail(ctx, fmt.Errorf("board %q, step %d: %w", id, r.cur+taken, err))
+		}
 		return nil
 	})
 	if err != nil {
 		return server.BoardState{}, err
 	}
-	return r.state(doc), nil
+	st := r.state(doc)
+	st.StepRunID = runID
+	return st, nil
 }
 
 // Close closes the file. Calls after Close fail; calls under way when it is

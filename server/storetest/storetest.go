@@ -461,24 +461,25 @@ func (h *harness) testCommitUndoRedo(t *testing.T, s server.Store) {
 		doc     int
 		undo    int
 		redo    int
+		run     string // an undo's or redo's StepRunID: the run of the step it moved over (commit i is run_i)
 	}
 	steps := []step{
 		{op: "commit", base: 1, version: 2, doc: 1, undo: 1},
 		{op: "commit", base: 2, version: 3, doc: 2, undo: 2},
-		{op: "undo", version: 4, doc: 1, undo: 1, redo: 1},
-		{op: "undo", version: 5, doc: 0, undo: 0, redo: 2},
+		{op: "undo", version: 4, doc: 1, undo: 1, redo: 1, run: "run_1"},
+		{op: "undo", version: 5, doc: 0, undo: 0, redo: 2, run: "run_0"},
 		{op: "undo", err: server.ErrNothingToUndo, version: 5, doc: 0, undo: 0, redo: 2},
-		{op: "redo", version: 6, doc: 1, undo: 1, redo: 1},
-		{op: "redo", version: 7, doc: 2, undo: 2, redo: 0},
+		{op: "redo", version: 6, doc: 1, undo: 1, redo: 1, run: "run_0"},
+		{op: "redo", version: 7, doc: 2, undo: 2, redo: 0, run: "run_1"},
 		{op: "redo", err: server.ErrNothingToRedo, version: 7, doc: 2, undo: 2},
-		{op: "undo", version: 8, doc: 1, undo: 1, redo: 1},
+		{op: "undo", version: 8, doc: 1, undo: 1, redo: 1, run: "run_1"},
 		// A commit after an undo drops what could be redone.
 		{op: "commit", base: 8, version: 9, doc: 3, undo: 2},
 		{op: "redo", err: server.ErrNothingToRedo, version: 9, doc: 3, undo: 2},
-		{op: "undo", version: 10, doc: 1, undo: 1, redo: 1},
-		{op: "undo", version: 11, doc: 0, undo: 0, redo: 2},
-		{op: "redo", version: 12, doc: 1, undo: 1, redo: 1},
-		{op: "redo", version: 13, doc: 3, undo: 2, redo: 0},
+		{op: "undo", version: 10, doc: 1, undo: 1, redo: 1, run: "run_9"},
+		{op: "undo", version: 11, doc: 0, undo: 0, redo: 2, run: "run_0"},
+		{op: "redo", version: 12, doc: 1, undo: 1, redo: 1, run: "run_0"},
+		{op: "redo", version: 13, doc: 3, undo: 2, redo: 0, run: "run_9"},
 		{op: "commit", base: 13, version: 14, doc: 4, undo: 3},
 	}
 	for i, st := range steps {
@@ -503,6 +504,9 @@ func (h *harness) testCommitUndoRedo(t *testing.T, s server.Store) {
 				t.Fatalf("%s: %v", what, err)
 			}
 			check(t, what, got, w)
+			if got.StepRunID != st.run {
+				t.Errorf("%s: StepRunID %q, want %q", what, got.StepRunID, st.run)
+			}
 		}
 		load(t, s, what, w)
 	}

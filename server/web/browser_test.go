@@ -643,11 +643,16 @@ func TestTwoTabs(t *testing.T) {
 
 	b.click("Undo")
 	a.wait("the first tab is empty again", `document.querySelectorAll("#canvas g[data-id]").length === 0 && !document.querySelector("#redo").disabled`)
+	// Both timelines mark the run taken back, and back again after a redo.
+	a.runState("undone")
+	b.runState("undone")
 
 	// A gated call started in one tab, answered in the other: both dialogs
 	// close.
 	b.click("Redo")
 	a.wait("redo reaches the first tab", fmt.Sprintf(`document.querySelectorAll("#canvas g[data-id]").length === %d`, len(drawnA)))
+	a.runState("succeeded")
+	b.runState("succeeded")
 	a.setEditor("script", fmt.Sprintf(`await tools.deleteObject({objectId: %q}); return 1`, drawnA[0]))
 	a.click("Run")
 	a.wait("the first tab asks", `document.querySelector("#approval").open`)

@@ -50,3 +50,20 @@ for (;;) {}`)
 		a.wait("Run is enabled again", `!document.querySelector("#run").disabled`)
 	}
 }
+
+// TestEditorsWrapAndIcon: a long line in the editor wraps instead of
+// running off to the right, and the page's icon loads.
+func TestEditorsWrapAndIcon(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	id := e.newBoard(`[]`)
+	tb := e.open("#/boards/" + id)
+	tb.boardID()
+	tb.setEditor("script", "// "+strings.Repeat("a long comment that goes on and on ", 20)+"\nreturn 1")
+	tb.wait("the long line wraps", `(() => { const ta = document.querySelector("#script-editor"); return getComputedStyle(ta).whiteSpace === "pre-wrap" && ta.scrollWidth <= ta.clientWidth })()`)
+	tb.wait("the icon loads", `(() => { const l = document.querySelector('link[rel="icon"]'); return !!l && l.href.endsWith("favicon.svg") })()`)
+	var status int
+	tb.eval(`fetch("favicon.ico").then(r => r.status)`, &status)
+	if status != 200 {
+		t.Errorf("GET /favicon.ico from the page: %d", status)
+	}
+}

@@ -466,6 +466,7 @@ class BoardPage {
         } else this.refresh();
         this.setCounts(data.undoSteps, data.redoSteps);
         this.setVersion(data.version);
+        this.timeline.stepped(data.undoneRun, data.redoneRun);
         return;
       case "board_deleted":
         this.deleted = true;

@@ -184,9 +184,8 @@ export class Timeline {
     // A run a client stopped (POST /v1/runs/{id}/cancel, or its client went
     // away) did not fail of itself: it says so.
     const state = ok ? "succeeded" : (ev.error || {}).code === "canceled" ? "canceled" : "failed";
-    run.root.dataset.state = state;
-    run.badge.className = `badge ${state}`;
-    run.badge.textContent = state;
+    run.state = state;
+    this.mark(state);
     const calls = run.rows.size;
     run.stats.textContent = `${calls} call${calls === 1 ? "" : "s"} · ${fmtMs(ev.elapsed_ms || 0)}`;
     // Operations of a batch that never started (skipped, or a dependency
@@ -220,6 +219,23 @@ export class Timeline {
       footer.push(el("div", { class: "kv result" }, el("span", {}, "result"), el("pre", {}, pretty(result.result))));
     }
     run.footer.replaceChildren(...footer);
+  }
+
+  // stepped marks the run shown as taken back by an undo, or back again by
+  // a redo (a board event's undoneRun and redoneRun), from any tab.
+  stepped(undone, redone) {
+    const run = this.run;
+    if (!run || !run.ended) return;
+    if (undone === run.id) this.mark("undone");
+    else if (redone === run.id) this.mark(run.state);
+  }
+
+  // mark shows a state on the run's badge and in its data-state.
+  mark(state) {
+    const run = this.run;
+    run.root.dataset.state = state;
+    run.badge.className = `badge ${state}`;
+    run.badge.textContent = state;
   }
 }
 
