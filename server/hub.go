@@ -44,12 +44,13 @@ type hub struct {
 
 	// In a cluster (s.cluster set), also guarded by mu: epoch and seq are
 	// the board's log's (hubcluster.go) once logged.
-	writer   *appender // this replica holds the board's lock: it publishes, appending to the log
-	logged   bool      // epoch and seq have been read from the log
-	settled  uint64    // the log's Settled as last read or left
-	syncing  bool      // a catch-up with the log is under way (syncLater)
-	again    bool      // another is wanted after it
-	checking bool      // a check on another replica's open change is armed (checkOpenLater)
+	writer   *appender     // this replica holds the board's lock: it publishes, appending to the log
+	logged   bool          // epoch and seq have been read from the log
+	settled  uint64        // the log's Settled as last read or left
+	syncing  bool          // a catch-up with the log is under way (syncLater)
+	again    bool          // another is wanted after it
+	checking bool          // a check on another replica's open change is armed (checkOpenLater)
+	retry    time.Duration // the wait before a failed catch-up is tried again (syncLater)
 }
 
 func newHub(s *Server, id string) *hub {

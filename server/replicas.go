@@ -204,13 +204,20 @@ func (s *Server) syncLater(lb *liveBoard) {
 		defer s.syncs.Done()
 		for {
 			ctx, cancel := s.storeCtx(context.Background())
-			if err := s.syncHub(ctx, lb); err != nil {
-				s.log.Warn("server: reading a board's log failed", "board", lb.id, "err", err)
-			}
+			err := s.syncHub(ctx, lb)
 			cancel()
+			if err != nil {
+				s.log.Warn("server: reading a board's log failed; tried again shortly", "board", lb.id, "err", err)
+			}
 			h.mu.Lock()
 			if !h.again {
 				h.syncing = false
+				if err != nil { // no notice may come again: the watchers would wait for the next change
+					h.retry = min(max(2*h.retry, syncRetry), syncRetryMax)
+					time.AfterFunc(h.retry, func() { s.syncLater(lb) })
+				} else {
+					h.retry = 0
+				}
 				h.mu.Unlock()
 				return
 			}
@@ -219,6 +226,15 @@ func (s *Server) syncLater(lb *liveBoard) {
 		}
 	}()
 }
+
+// syncRetry is how long a catch-up with a board's log that failed waits
+// before it is tried again, doubling up to syncRetryMax while it fails (the
+// database away): a replica's watchers are not left behind until the next
+// change of the board.
+const (
+	syncRetry    = 500 * time.Millisecond
+	syncRetryMax = 8 * time.Second
+)
 
 // addSync counts a catch-up in, unless Shutdown waits for them already
 // (a notice can still come in while it does). h.mu is held: hub.mu comes

@@ -150,6 +150,55 @@ func TestWatcherMissedEventsSentBoard(t *testing.T) {
 	}
 }
 
+// TestWatcherCatchesUpAfterFailedRead: a watcher on B whose replica could
+// not read the log when told of A's run gets the run once the log can be
+// read again, without another change to the board.
+func TestWatcherCatchesUpAfterFailedRead(t *testing.T) {
+	store, cluster := NewMemoryStore(), NewMemoryCluster()
+	a := newTestServer(t, Options{Store: store, Cluster: cluster.Join()})
+	bm := &failingLog{Cluster: cluster.Join()}
+	b := newTestServer(t, Options{Store: store, Cluster: bm})
+	mustDo(t, a, 201, "POST", "/v1/boards", `{"id":"g"}`)
+	lb, herr := b.boards.acquire(t.Context(), "g")
+	if herr != nil {
+		t.Fatal(herr.err)
+	}
+	defer b.boards.release(lb)
+	if herr := b.watchFromCluster(t.Context(), lb); herr != nil {
+		t.Fatal(herr.err)
+	}
+	q, herr := lb.hub.subscribe("", lb.committed)
+	if herr != nil {
+		t.Fatal(herr.err)
+	}
+	defer lb.hub.unsubscribe(q)
+	bm.fail.Store(true)
+	mustDo(t, a, 200, "POST", "/v1/boards/g/batch", batchOf(sticky("from A", 0)))
+	for { // B's catch-up with A's run, which fails
+		lb.hub.mu.Lock()
+		done := !lb.hub.syncing && lb.hub.retry > 0
+		lb.hub.mu.Unlock()
+		if done {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	bm.fail.Store(false)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		q.mu.Lock()
+		frames := bytes.Join(q.frames, nil)
+		q.mu.Unlock()
+		if bytes.Contains(frames, []byte(`"from A"`)) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("B's watcher was not sent A's run within 10 s of the log being readable again:\n%s", frames)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // TestWatcherOfOldCopySentBoardMadeAgain: a watcher that came to B while
 // B's run waited for the lock was sent B's copy of the board, which is the
 // old board's (deleted and made again on A, the notices not yet come). As
