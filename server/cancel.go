@@ -110,11 +110,19 @@ func (s *Server) cancelRun(ctx context.Context, runID string) (int, cancelAnswer
 	defer wait.Stop()
 	select {
 	case <-k.over:
-		return http.StatusOK, cancelAnswer{runID, "canceled"}, nil
 	case <-wait.C:
+		return http.StatusAccepted, cancelAnswer{runID, "canceling"}, nil
 	case <-ctx.Done():
+		return http.StatusAccepted, cancelAnswer{runID, "canceling"}, nil
 	}
-	return http.StatusAccepted, cancelAnswer{runID, "canceling"}, nil
+	// The cancel may have come as the run was ending of itself.
+	k.mu.Lock()
+	end := k.end
+	k.mu.Unlock()
+	if end == nil || end.Error == nil || end.Error.Code != engine.CodeCanceled {
+		return 0, cancelAnswer{}, conflict("run %s ended before the cancel could stop it: its answer and its run_end say how", quoteID(runID))
+	}
+	return http.StatusOK, cancelAnswer{runID, "canceled"}, nil
 }
 
 // forwardCancel asks the replica that runs runID to cancel it; false if no

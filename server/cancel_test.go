@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"slices"
@@ -173,4 +174,65 @@ func TestCancelBadInput(t *testing.T) {
 			t.Errorf("%s %s %s: %d %s; want %d and %q", tc.method, tc.path, tc.body, res.StatusCode, body, tc.status, tc.want)
 		}
 	}
+}
+
+// blockingCommits is a store whose commits wait for release, once entered
+// is told.
+type blockingCommits struct {
+	Store
+	entered chan struct{}
+	release chan struct{}
+}
+
+func (b *blockingCommits) Commit(ctx context.Context, id string, c Commit) (BoardState, error) {
+	b.entered <- struct{}{}
+	<-b.release
+	return b.Store.Commit(ctx, id, c)
+}
+
+// TestCancelTooLate: a cancel that comes while the run commits (its
+// script is done) does not say the run was canceled: 404, and the run
+// commits.
+func TestCancelTooLate(t *testing.T) {
+	store := &blockingCommits{Store: NewMemoryStore(), entered: make(chan struct{}, 1), release: make(chan struct{})}
+	s := newTestServer(t, Options{Store: store})
+	ts, c := serveHTTP(t, s)
+	createBoard(t, s, "b")
+	sr, runID := startLoop(t, c, ts.URL, "b", `{"code":"await tools.createStickyNote({text: 'kept', x: 0, y: 0}); return 1"}`)
+	<-store.entered
+	res, body := do(t, s, "POST", "/v1/runs/"+runID+"/cancel", "")
+	close(store.release)
+	if res.StatusCode != 404 {
+		t.Errorf("a cancel during the commit: %d %s, want 404", res.StatusCode, body)
+	}
+	if end := endOf(t, sr); end["success"] != true {
+		t.Errorf("run_end: %v", end)
+	}
+	if texts := getTexts(t, s, "b"); !slices.Equal(texts, []string{"kept"}) {
+		t.Errorf("board %q", texts)
+	}
+}
+
+// TestLateWatcherLearnsTheRun: a watcher that comes while a run is under
+// way is told its id in the board it is sent first (runUnderWay), so that
+// a view can stop it; a watcher when nothing runs is not.
+func TestLateWatcherLearnsTheRun(t *testing.T) {
+	s := newTestServer(t, Options{})
+	ts, c := serveHTTP(t, s)
+	createBoard(t, s, "b")
+	_, idle := watchBoard(t, c, ts.URL, "b")
+	if first := next(t, idle).decode(t); first["runUnderWay"] != nil {
+		t.Errorf("a board with no run under way: %v", first["runUnderWay"])
+	}
+	sr, runID := startLoop(t, c, ts.URL, "b", loopCode)
+	for ev := next(t, sr); ev.Type != "tool_call_end"; ev = next(t, sr) {
+	}
+	_, late := watchBoard(t, c, ts.URL, "b")
+	if first := next(t, late).decode(t); first["runUnderWay"] != runID {
+		t.Errorf("the late watcher's board: runUnderWay %v, want %s", first["runUnderWay"], runID)
+	}
+	if res, body := do(t, s, "POST", "/v1/runs/"+runID+"/cancel", ""); res.StatusCode != 200 {
+		t.Fatalf("cancel: %d %s", res.StatusCode, body)
+	}
+	endOf(t, sr)
 }

@@ -37,6 +37,7 @@ type hub struct {
 	bytes   int    // of the frames in ring
 	subs    map[*subscriber]struct{}
 	working *whiteboard.Board // the board a run is changing, if one is
+	running string            // that run's id, once its run_start came
 	last    []byte            // the final frame, once the board is deleted
 	left    time.Time         // when the last watcher left; zero: never watched, or watched now
 	drawn   *drawing          // the board as last drawn for a `board` event
@@ -258,6 +259,16 @@ func (h *hub) publishBoard(lb *liveBoard, extra ...field) {
 func (h *hub) setWorking(b *whiteboard.Board) {
 	h.mu.Lock()
 	h.working = b
+	h.running = ""
+	h.mu.Unlock()
+}
+
+// setRunning notes the id of the run changing the board (its run_start).
+func (h *hub) setRunning(runID string) {
+	h.mu.Lock()
+	if h.working != nil {
+		h.running = runID
+	}
 	h.mu.Unlock()
 }
 
@@ -306,8 +317,14 @@ func (h *hub) subscribe(lastID string, state func() (BoardState, *whiteboard.Boa
 		return q, nil
 	}
 	st, b := state()
+	var extra []field
 	if h.working != nil {
 		b = h.working
+		if h.running != "" {
+			// Its run_start went out before this watcher came: a view
+			// learns of the run (to stop it) from its board.
+			extra = append(extra, field{"runUnderWay", jsonString(h.running)})
+		}
 	}
 	d := h.drawingOf(st, b)
 	id := h.eventID(h.seq)
@@ -325,7 +342,7 @@ func (h *hub) subscribe(lastID string, state func() (BoardState, *whiteboard.Boa
 			h.unsubscribe(q)
 		}
 	}()
-	q.pushFirst(append([][]byte{frame(id, "board", d.get())}, pending...)...)
+	q.pushFirst(append([][]byte{frame(id, "board", withFields(d.get(), extra...))}, pending...)...)
 	added = true
 	return q, nil
 }

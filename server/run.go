@@ -179,6 +179,9 @@ func (s *Server) run(ctx context.Context, spec runSpec, sink *runSink) (o runOut
 		}
 		answer, ok = res, res.Success
 	}
+	// The engine is done: what is left (the commit) cannot be canceled, and
+	// a cancel from now on is told the run is not running.
+	s.deactivate(sink)
 	o = runOutcome{runID: sink.runID, answer: answer}
 	if lb != nil {
 		o.board = s.settle(lb, sink, base, ok || !spec.atomic)

@@ -267,6 +267,9 @@ func (s *Server) observe(ctx context.Context, ev engine.Event) {
 	}
 	if ev.Type == engine.EventRunStart {
 		s.activate(k, ev.RunID)
+		if k.board != nil {
+			k.board.hub.setRunning(ev.RunID)
+		}
 	}
 	k.observe(ev)
 }

@@ -38,6 +38,14 @@ func (s *Server) handleBoardEvents(w http.ResponseWriter, r *http.Request, id st
 		return herr
 	}
 	defer lb.hub.unsubscribe(q)
+	if s.cluster != nil {
+		// A change of another replica's that is open in the log was
+		// replayed to this watcher: check on it (its holder may be dead),
+		// as for the watchers who saw it begin.
+		lb.hub.mu.Lock()
+		s.checkOpenLater(lb)
+		lb.hub.mu.Unlock()
+	}
 	startStream(w, nil)
 	s.pump(w, r, q, nil, s.done)
 	return nil

@@ -50,6 +50,7 @@ func Run(t *testing.T, open Open) {
 	t.Run("ResumeOnAnother", func(t *testing.T) { testResume(t, open) })
 	t.Run("HolderDiesMidRun", func(t *testing.T) { testHolderDies(t, open) })
 	t.Run("HolderDiesWithNobodyAfter", func(t *testing.T) { testHolderDiesAlone(t, open) })
+	t.Run("HolderDiesWatcherComesBack", func(t *testing.T) { testHolderDiesWatcherBack(t, open) })
 	t.Run("WatchBoardMadeAgain", func(t *testing.T) { testWatchMadeAgain(t, open) })
 	t.Run("TryLock", func(t *testing.T) { testTryLock(t, open) })
 	t.Run("CancelOnAnother", func(t *testing.T) { testCancel(t, open) })
@@ -631,5 +632,46 @@ func testCancel(t *testing.T, open Open) {
 	}
 	if _, txt := texts(t, b, "c"); len(txt) != 0 {
 		t.Errorf("the board after two canceled runs: %q", txt)
+	}
+}
+
+// testHolderDiesWatcherBack: a watcher on B that left while A's run was
+// under way (B's checks on it stopped with nobody to show) comes back after
+// A died: it is replayed the open change, and then sent the board whole
+// without it, within seconds.
+func testHolderDiesWatcherBack(t *testing.T, open Open) {
+	g := newGate()
+	rs := start(t, open, 2, g)
+	a, b := rs[0], rs[1]
+	must(t, 201, "POST", a.url+"/v1/boards", `{"id":"r"}`)
+	must(t, 200, "POST", a.url+"/v1/boards/r/batch", sticky("kept"))
+	st := watch(t, b, "r", "")
+	st.until("board")
+	go func() {
+		res, err := client.Post(a.url+"/v1/boards/r/execute", "application/json", strings.NewReader(`{"code":"await tools.createStickyNote({text:'half',x:0,y:0}); await tools['test.wait']({}); return 1"}`))
+		if err == nil {
+			res.Body.Close()
+		}
+	}()
+	<-g.entered
+	st.until("tool_call_end")
+	st.close()
+	time.Sleep(3 * time.Second) // B's check, armed while it had a watcher, finds none and stops
+	if a.m.Kill != nil {
+		a.m.Kill()
+	} else {
+		a.m.Cluster.Close()
+	}
+	defer close(g.open)
+	again := watch(t, b, "r", "")
+	again.until("tool_call_end") // the dead run's half, replayed from the log
+	for {
+		ev := again.next()
+		if ev.Type == "board" {
+			if strings.Contains(ev.Data, `"half"`) || !strings.Contains(ev.Data, `"kept"`) {
+				t.Errorf("the board sent whole after the holder died: %s", ev.Data)
+			}
+			return
+		}
 	}
 }

@@ -226,10 +226,13 @@ func (c *Cluster) listenOnce(ctx context.Context, listened *bool, first chan<- e
 	*listened = true
 	if again {
 		// Runs this replica owns are its own still: under the new session.
+		// Bounded: Own waits for it, holding a run's sink.
+		uctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		c.ownMu.Lock()
 		c.pid.Store(pid)
-		c.s.pool.Exec(ctx, `UPDATE codemode_run_owners SET pid = $1 WHERE replica = $2`, int64(pid), c.id)
+		c.s.pool.Exec(uctx, `UPDATE codemode_run_owners SET pid = $1 WHERE replica = $2`, int64(pid), c.id)
 		c.ownMu.Unlock()
+		cancel()
 		c.heard("", 0)
 	} else {
 		c.pid.Store(pid)

@@ -1,8 +1,12 @@
 package web_test
 
 import (
+	"bufio"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -66,4 +70,65 @@ func TestEditorsWrapAndIcon(t *testing.T) {
 	if status != 200 {
 		t.Errorf("GET /favicon.ico from the page: %d", status)
 	}
+}
+
+// TestStopFromLateTab: a tab opened while another client's script loops
+// learns of the run from the board it is sent first, shows Stop, and stops
+// it.
+func TestStopFromLateTab(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	id := e.newBoard(threeNotes)
+	answered := make(chan string, 1)
+	go func() {
+		res, err := http.Post(e.ts.URL+"/v1/boards/"+id+"/execute", "application/json",
+			strings.NewReader(`{"code": "await tools.createStickyNote({text: 'half done', x: 0, y: 300}); for (;;) {}"}`))
+		if err != nil {
+			answered <- err.Error()
+			return
+		}
+		defer res.Body.Close()
+		body, _ := io.ReadAll(res.Body)
+		answered <- string(body)
+	}()
+	// The tab opens once the run is under way: the board a watcher is
+	// sent first names it.
+	for deadline := time.Now().Add(testTimeout); !firstBoardNamesARun(t, e, id); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the run was not under way in time")
+		}
+	}
+	tb := e.open("#/boards/" + id)
+	tb.boardID()
+	tb.wait("the run's half-done sticky is drawn", `document.querySelectorAll("#canvas g[data-id]").length === 4`)
+	tb.wait("Stop shows", `!document.querySelector("#stop").hidden`)
+	tb.click("Stop")
+	tb.wait("the board is as it was", `document.querySelectorAll("#canvas g[data-id]").length === 3`)
+	tb.wait("Stop hides", `document.querySelector("#stop").hidden`)
+	select {
+	case body := <-answered:
+		if !strings.Contains(body, `"code": "canceled"`) {
+			t.Errorf("the run's answer: %s", body)
+		}
+	case <-time.After(testTimeout):
+		t.Error("the run did not end")
+	}
+}
+
+// firstBoardNamesARun reports whether the board a new watcher of board id
+// is sent first names a run under way (runUnderWay).
+func firstBoardNamesARun(t *testing.T, e *env, id string) bool {
+	t.Helper()
+	res, err := http.Get(e.ts.URL + "/v1/boards/" + id + "/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	sc := bufio.NewScanner(res.Body)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+			return strings.Contains(data, `"runUnderWay":"run_`)
+		}
+	}
+	return false
 }

@@ -467,6 +467,11 @@ class BoardPage {
         this.setCounts(data.undoSteps, data.redoSteps);
         this.setVersion(data.version);
         this.timeline.stepped(data.undoneRun, data.redoneRun);
+        // The board whole says which run is under way on it (one that
+        // began before this tab watched): that one, and this tab's own.
+        if (!this.running) this.live = new Set(data.runUnderWay ? [data.runUnderWay] : []);
+        else if (data.runUnderWay) this.live.add(data.runUnderWay);
+        this.showStop();
         return;
       case "board_deleted":
         this.deleted = true;
