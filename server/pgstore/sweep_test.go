@@ -11,7 +11,9 @@ import (
 
 // A log idle for longer than the retention loses its events, keeps where
 // it stands, and logs on from there; a log whose holder is in a change
-// (dirty) or that was appended to within the retention keeps them.
+// (dirty) or that was appended to within the retention keeps them. The
+// logs are made old by moving their last append back an hour, not by
+// waiting: the test does not depend on how fast the machine is.
 func TestSweep(t *testing.T) {
 	ctx := context.Background()
 	s, err := Open(ctx, pgtest.URL(t), Options{})
@@ -19,7 +21,8 @@ func TestSweep(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	c, err := s.Join(ctx, ClusterOptions{})
+	// The cluster's own sweeps (a day's retention) leave these logs alone.
+	c, err := s.Join(ctx, ClusterOptions{LogRetention: 24 * time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,14 +49,19 @@ func TestSweep(t *testing.T) {
 		}
 		return k
 	}
+	age := func(ids ...string) {
+		if _, err := s.pool.Exec(ctx, `UPDATE codemode_board_logs SET appended = now() - interval '2 hours' WHERE board_id = ANY($1)`, ids); err != nil {
+			t.Fatal(err)
+		}
+	}
 	logged("idle", 1, 5, true)
 	busy := logged("busy", 1, 3, false)
+	logged("fresh", 1, 2, true)
 	if n, err := c.sweep(ctx, time.Hour); err != nil || n != 0 {
 		t.Fatalf("sweeping logs younger than the retention: %d events deleted, %v", n, err)
 	}
-	time.Sleep(20 * time.Millisecond) // the logs are older than the retention below
-	logged("fresh", 1, 2, true)
-	if n, err := c.sweep(ctx, 10*time.Millisecond); err != nil || n != 5 {
+	age("idle", "busy")
+	if n, err := c.sweep(ctx, time.Hour); err != nil || n != 5 {
 		t.Fatalf("sweep: %d events deleted, %v; want idle's 5", n, err)
 	}
 	for _, tt := range []struct {
@@ -72,13 +80,12 @@ func TestSweep(t *testing.T) {
 	if st, evs, err := c.Log(ctx, "idle", 0); err != nil || st.Seq != 7 || len(evs) != 2 || evs[0].Seq != 6 {
 		t.Errorf("idle after two more events: %+v, %v, %v", st, evs, err)
 	}
-	if n, err := c.sweep(ctx, time.Hour); err != nil || n != 0 {
-		t.Errorf("sweeping again, logs younger than the retention: %d events deleted, %v", n, err)
+	if n, err := c.sweep(ctx, time.Hour); err != nil || n != 3 {
+		t.Errorf("sweeping again: %d events deleted, %v; want busy's 3, unlocked now", n, err)
 	}
-	// Unlocked, the busy log is swept as the others are.
-	time.Sleep(20 * time.Millisecond)
-	if n, err := c.sweep(ctx, 10*time.Millisecond); err != nil || n != 3+2+2 {
-		t.Errorf("sweeping busy's 3 events, idle's 2 and fresh's 2: %d deleted, %v", n, err)
+	age("idle", "fresh")
+	if n, err := c.sweep(ctx, time.Hour); err != nil || n != 2+2 {
+		t.Errorf("sweeping idle's 2 events and fresh's 2: %d deleted, %v", n, err)
 	}
 }
 
