@@ -101,31 +101,38 @@ func (f *failingLog) Log(ctx context.Context, id string, after uint64) (LogState
 	return f.Cluster.Log(ctx, id, after)
 }
 
+// watchedOnFailingB makes two replicas, B's log reads failing while bm.fail
+// is set, and board g made on A with a watcher on B (q, of B's lb), let go
+// when the test ends.
+func watchedOnFailingB(t *testing.T) (a, b *Server, bm *failingLog, lb *liveBoard, q *subscriber) {
+	t.Helper()
+	store, cluster := NewMemoryStore(), NewMemoryCluster()
+	a = newTestServer(t, Options{Store: store, Cluster: cluster.Join()})
+	bm = &failingLog{Cluster: cluster.Join()}
+	b = newTestServer(t, Options{Store: store, Cluster: bm})
+	mustDo(t, a, 201, "POST", "/v1/boards", `{"id":"g"}`)
+	lb, herr := b.boards.acquire(t.Context(), "g")
+	if herr != nil {
+		t.Fatal(herr.err)
+	}
+	t.Cleanup(func() { b.boards.release(lb) })
+	if herr := b.watchFromCluster(t.Context(), lb); herr != nil {
+		t.Fatal(herr.err)
+	}
+	q, herr = lb.hub.subscribe("", lb.committed)
+	if herr != nil {
+		t.Fatal(herr.err)
+	}
+	t.Cleanup(func() { lb.hub.unsubscribe(q) })
+	return a, b, bm, lb, q
+}
+
 // TestWatcherMissedEventsSentBoard: a watcher on B whose replica could not
 // read the log of A's run (so it missed the run's events) is sent the board
 // whole when B's own run takes the lock and jumps to the log's end, not
 // left without A's changes.
 func TestWatcherMissedEventsSentBoard(t *testing.T) {
-	store, cluster := NewMemoryStore(), NewMemoryCluster()
-	a := newTestServer(t, Options{Store: store, Cluster: cluster.Join()})
-	bm := &failingLog{Cluster: cluster.Join()}
-	b := newTestServer(t, Options{Store: store, Cluster: bm})
-	if res, data := do(t, a, "POST", "/v1/boards", `{"id":"g"}`); res.StatusCode != 201 {
-		t.Fatalf("%d %s", res.StatusCode, data)
-	}
-	lb, herr := b.boards.acquire(t.Context(), "g")
-	if herr != nil {
-		t.Fatal(herr.err)
-	}
-	defer b.boards.release(lb)
-	if herr := b.watchFromCluster(t.Context(), lb); herr != nil {
-		t.Fatal(herr.err)
-	}
-	q, herr := lb.hub.subscribe("", lb.committed)
-	if herr != nil {
-		t.Fatal(herr.err)
-	}
-	defer lb.hub.unsubscribe(q)
+	a, b, bm, lb, q := watchedOnFailingB(t)
 	bm.fail.Store(true)
 	if res, data := do(t, a, "POST", "/v1/boards/g/batch", batchOf(sticky("from A", 0))); res.StatusCode != 200 {
 		t.Fatalf("%d %s", res.StatusCode, data)
@@ -154,24 +161,7 @@ func TestWatcherMissedEventsSentBoard(t *testing.T) {
 // not read the log when told of A's run gets the run once the log can be
 // read again, without another change to the board.
 func TestWatcherCatchesUpAfterFailedRead(t *testing.T) {
-	store, cluster := NewMemoryStore(), NewMemoryCluster()
-	a := newTestServer(t, Options{Store: store, Cluster: cluster.Join()})
-	bm := &failingLog{Cluster: cluster.Join()}
-	b := newTestServer(t, Options{Store: store, Cluster: bm})
-	mustDo(t, a, 201, "POST", "/v1/boards", `{"id":"g"}`)
-	lb, herr := b.boards.acquire(t.Context(), "g")
-	if herr != nil {
-		t.Fatal(herr.err)
-	}
-	defer b.boards.release(lb)
-	if herr := b.watchFromCluster(t.Context(), lb); herr != nil {
-		t.Fatal(herr.err)
-	}
-	q, herr := lb.hub.subscribe("", lb.committed)
-	if herr != nil {
-		t.Fatal(herr.err)
-	}
-	defer lb.hub.unsubscribe(q)
+	a, _, bm, lb, q := watchedOnFailingB(t)
 	bm.fail.Store(true)
 	mustDo(t, a, 200, "POST", "/v1/boards/g/batch", batchOf(sticky("from A", 0)))
 	for { // B's catch-up with A's run, which fails
