@@ -130,8 +130,7 @@ func TestCancelKeepsNonAtomic(t *testing.T) {
 		done <- answer{res, body}
 	}()
 	var runID string
-	for runID == "" {
-		ev := next(t, watcher)
+	for ev := next(t, watcher); ev.Type != "tool_call_end"; ev = next(t, watcher) { // the sticky is made: the loop is next
 		if ev.Type == "run_start" {
 			runID, _ = ev.decode(t)["runId"].(string)
 		}
