@@ -129,26 +129,22 @@ func (s *Server) cancelRun(ctx context.Context, runID string) (int, cancelAnswer
 // replica does. A run that began less than ownAfter ago may not be
 // registered yet: not found, it is asked for once more after that.
 func (s *Server) forwardCancel(w http.ResponseWriter, r *http.Request, runID string) (bool, *httpError) {
-	req := mustJSON(forwarded{Method: http.MethodPost, Op: "cancel"})
-	var out []byte
-	var err error
-	for try := 0; try < 2; try++ {
-		if try == 1 {
-			select {
-			case <-time.After(ownAfter + 250*time.Millisecond):
-			case <-r.Context().Done():
-				return true, unavailable("canceled while looking for run %s: the client went away", quoteID(runID))
-			}
-			if s.activeRun(runID) != nil { // it was here after all (its run_start came meanwhile)
-				return false, nil
-			}
-		}
+	forward := func() ([]byte, error) {
 		ctx, cancel := s.storeCtx(r.Context())
-		out, err = s.cluster.Forward(ctx, runID, req)
-		cancel()
-		if !errors.Is(err, ErrNoOwner) {
-			break
+		defer cancel()
+		return s.cluster.Forward(ctx, runID, mustJSON(forwarded{Method: http.MethodPost, Op: "cancel"}))
+	}
+	out, err := forward()
+	if errors.Is(err, ErrNoOwner) {
+		select {
+		case <-time.After(ownAfter + 250*time.Millisecond):
+		case <-r.Context().Done():
+			return true, unavailable("canceled while looking for run %s: the client went away", quoteID(runID))
 		}
+		if s.activeRun(runID) != nil { // it was here after all (its run_start came meanwhile)
+			return false, nil
+		}
+		out, err = forward()
 	}
 	if errors.Is(err, ErrNoOwner) {
 		return false, nil

@@ -236,9 +236,9 @@ const (
 	syncRetryMax = 8 * time.Second
 )
 
-// addSync counts a catch-up in, unless Shutdown waits for them already
-// (a notice can still come in while it does). h.mu is held: hub.mu comes
-// before s.mu.
+// addSync counts a catch-up or a check in, unless Shutdown waits for them
+// already (a notice can still come in while it does). syncLater calls it
+// holding h.mu: hub.mu comes before s.mu.
 func (s *Server) addSync() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -402,7 +402,7 @@ func (s *Server) ownRun(k *runSink) {
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if k.owned != nil || k.runID == "" || k.done {
+	if k.owned != nil || k.runID == "" || k.isOver() {
 		return
 	}
 	ctx, cancel := s.storeCtx(context.Background())

@@ -246,13 +246,12 @@ func (s *Server) park(k *runSink) (resume func()) {
 func (s *Server) endRunOf(k *runSink) {
 	s.deactivate(k)
 	k.mu.Lock()
-	k.done = true
 	if k.owned != nil {
 		k.owned()
 		k.owned = nil
 	}
-	k.mu.Unlock()
 	close(k.over)
+	k.mu.Unlock()
 	s.mu.Lock()
 	k.ended = true
 	if k.parked {

@@ -49,14 +49,13 @@ type runSink struct {
 	ended  bool
 
 	// owned lets go of the run's ownership in the cluster (Server.ownRun),
-	// ownTimer makes it (Server.activate), done says the run is over and
-	// is owned no more; guarded by mu.
+	// ownTimer makes it (Server.activate); guarded by mu.
 	owned    func()
 	ownTimer *time.Timer
-	done     bool
 
 	// cancel ends the run, saying why (POST /v1/runs/{runId}/cancel, a
-	// client that went away); over is closed once the run is over.
+	// client that went away); over is closed, under mu, once the run is
+	// over (endRunOf): a run that is over is owned no more.
 	cancel context.CancelCauseFunc
 	over   chan struct{}
 
@@ -72,6 +71,16 @@ func newSink(lb *liveBoard, sub *subscriber) *runSink {
 		k.asked = make(chan struct{}, 1)
 	}
 	return k
+}
+
+// isOver reports whether the run is over (endRunOf). k.mu is held.
+func (k *runSink) isOver() bool {
+	select {
+	case <-k.over:
+		return true
+	default:
+		return false
+	}
 }
 
 func sinkFrom(ctx context.Context) *runSink {

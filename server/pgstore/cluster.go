@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	mrand "math/rand/v2"
 	"strconv"
 	"strings"
 	"sync"
@@ -690,9 +691,7 @@ func (c *Cluster) Close() error {
 // until ctx ends.
 func (c *Cluster) sweepLoop(ctx context.Context) {
 	defer close(c.swept)
-	var b [2]byte
-	rand.Read(b[:])
-	wait := time.Duration(int64(sweepEvery) * int64(uint16(b[0])<<8|uint16(b[1])) >> 16)
+	wait := mrand.N(sweepEvery)
 	for {
 		select {
 		case <-ctx.Done():
@@ -703,7 +702,6 @@ func (c *Cluster) sweepLoop(ctx context.Context) {
 		sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		c.sweep(sctx, c.retention) // a failure is tried again at the next; the database going away is the Store's to report
 		cancel()
-
 	}
 }
 
