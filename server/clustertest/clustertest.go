@@ -428,6 +428,34 @@ func testResume(t *testing.T, open Open) {
 	}
 }
 
+// runHalfThenWait posts to r a script that makes a sticky note "half" on
+// board id and then waits in the gate; the channel gets the answer's
+// status (0 if there was none).
+func runHalfThenWait(r *replica, id string) <-chan int {
+	done := make(chan int, 1)
+	go func() {
+		res, err := client.Post(r.url+"/v1/boards/"+id+"/execute", "application/json",
+			strings.NewReader(`{"code":"await tools.createStickyNote({text:'half',x:0,y:0}); await tools['test.wait']({}); return 1"}`))
+		if err != nil {
+			done <- 0
+			return
+		}
+		res.Body.Close()
+		done <- res.StatusCode
+	}()
+	return done
+}
+
+// kill ends a member as a killed replica ends (Member.Kill, else its
+// Cluster's Close).
+func kill(m Member) {
+	if m.Kill != nil {
+		m.Kill()
+	} else {
+		m.Cluster.Close()
+	}
+}
+
 // testHolderDies: a replica that dies in a run frees the board for the
 // others within seconds; its watchers elsewhere are sent the board whole,
 // and the dead run's work is not committed over what came after.
@@ -438,18 +466,10 @@ func testHolderDies(t *testing.T, open Open) {
 	must(t, 201, "POST", a.url+"/v1/boards", `{"id":"d"}`)
 	st := watch(t, b, "d", "")
 	st.next()
-	done := make(chan int, 1)
-	go func() {
-		s, _ := call(t, "POST", a.url+"/v1/boards/d/execute", `{"code":"await tools.createStickyNote({text:'half',x:0,y:0}); await tools['test.wait']({}); return 1"}`)
-		done <- s
-	}()
+	done := runHalfThenWait(a, "d")
 	<-g.entered
 	st.until("tool_call_end") // B's watcher drew the half-done change
-	if a.m.Kill != nil {
-		a.m.Kill()
-	} else {
-		a.m.Cluster.Close()
-	}
+	kill(a.m)
 	began := time.Now()
 	must(t, 200, "POST", b.url+"/v1/boards/d/batch", sticky("after"))
 	if d := time.Since(began); d > 30*time.Second {
@@ -494,21 +514,12 @@ func testHolderDiesAlone(t *testing.T, open Open) {
 		st.until("board")
 		sts = append(sts, st)
 	}
-	go func() {
-		res, err := client.Post(a.url+"/v1/boards/d/execute", "application/json", strings.NewReader(`{"code":"await tools.createStickyNote({text:'half',x:0,y:0}); await tools['test.wait']({}); return 1"}`))
-		if err == nil {
-			res.Body.Close()
-		}
-	}()
+	runHalfThenWait(a, "d")
 	<-g.entered
 	for _, st := range sts {
 		st.until("tool_call_end") // the half-done change, drawn
 	}
-	if a.m.Kill != nil {
-		a.m.Kill()
-	} else {
-		a.m.Cluster.Close()
-	}
+	kill(a.m)
 	defer close(g.open)
 	for i, st := range sts {
 		board := st.until("board")
@@ -565,11 +576,7 @@ func testTryLock(t *testing.T, open Open) {
 	if err != nil || k.State().Dirty || k.State().Version != 1 {
 		t.Fatalf("TryLock of a free lock: %v, %+v", err, k)
 	}
-	if ms[1].Kill != nil {
-		ms[1].Kill()
-	} else {
-		ms[1].Cluster.Close()
-	}
+	kill(ms[1])
 	// The dead holder's change ends as a server's does (its unlock fails).
 	k.Unlock(ctx, 0, 1, false)
 	// The dead holder's lock is free within seconds (its session ends).
@@ -595,16 +602,7 @@ func testCancel(t *testing.T, open Open) {
 	st := watch(t, b, "c", "")
 	st.until("board")
 	for _, wait := range []time.Duration{0, 1500 * time.Millisecond} {
-		done := make(chan int, 1)
-		go func() {
-			res, err := client.Post(a.url+"/v1/boards/c/execute", "application/json", strings.NewReader(`{"code":"await tools.createStickyNote({text:'half',x:0,y:0}); await tools['test.wait']({}); return 1"}`))
-			if err != nil {
-				done <- 0
-				return
-			}
-			res.Body.Close()
-			done <- res.StatusCode
-		}()
+		done := runHalfThenWait(a, "c")
 		var runID string
 		for _, ev := range st.until("run_start") {
 			if ev.Type == "run_start" {
@@ -647,21 +645,12 @@ func testHolderDiesWatcherBack(t *testing.T, open Open) {
 	must(t, 200, "POST", a.url+"/v1/boards/r/batch", sticky("kept"))
 	st := watch(t, b, "r", "")
 	st.until("board")
-	go func() {
-		res, err := client.Post(a.url+"/v1/boards/r/execute", "application/json", strings.NewReader(`{"code":"await tools.createStickyNote({text:'half',x:0,y:0}); await tools['test.wait']({}); return 1"}`))
-		if err == nil {
-			res.Body.Close()
-		}
-	}()
+	runHalfThenWait(a, "r")
 	<-g.entered
 	st.until("tool_call_end")
 	st.close()
 	time.Sleep(3 * time.Second) // B's check, armed while it had a watcher, finds none and stops
-	if a.m.Kill != nil {
-		a.m.Kill()
-	} else {
-		a.m.Cluster.Close()
-	}
+	kill(a.m)
 	defer close(g.open)
 	again := watch(t, b, "r", "")
 	again.until("tool_call_end") // the dead run's half, replayed from the log
