@@ -3,12 +3,15 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/codemode-dev/codemode/engine"
 	"github.com/codemode-dev/codemode/sandbox/worker"
 )
 
@@ -234,4 +237,81 @@ func TestLateWatcherLearnsTheRun(t *testing.T) {
 		t.Fatalf("cancel: %d %s", res.StatusCode, body)
 	}
 	endOf(t, sr)
+}
+
+// TestCancelToolIgnoresContext: a run whose tool call does not stop when
+// its context ends is still stopped at once (the engine abandons the
+// call); the tool, let go later, changes nothing, and the server stays
+// whole for the next run.
+func TestCancelToolIgnoresContext(t *testing.T) {
+	release := make(chan struct{})
+	entered := make(chan struct{}, 1)
+	deaf := engine.Tool{
+		Name: "test.deaf", Description: "Wait for the test, whatever the context says.",
+		InputSchema: json.RawMessage(`{"type":"object"}`),
+		Annotations: engine.Annotations{ReadOnlyHint: true},
+		Handler: func(context.Context, json.RawMessage) (json.RawMessage, error) {
+			entered <- struct{}{}
+			<-release
+			return json.RawMessage(`{}`), nil
+		},
+	}
+	s := newTestServer(t, Options{Tools: []engine.Tool{deaf}})
+	t.Cleanup(func() { close(release) }) // before the server's shutdown (cleanups run last first)
+	ts, c := serveHTTP(t, s)
+	createBoard(t, s, "b")
+	sr, runID := startLoop(t, c, ts.URL, "b", `{"code":"await tools.createStickyNote({text: 'half', x: 0, y: 0}); await tools['test.deaf']({}); return 1"}`)
+	<-entered
+	began := time.Now()
+	res, body := do(t, s, "POST", "/v1/runs/"+runID+"/cancel", "")
+	if res.StatusCode != 200 || time.Since(began) > cancelWait {
+		t.Fatalf("cancel of a run in a deaf tool call: %d %s after %v", res.StatusCode, body, time.Since(began))
+	}
+	if end := endOf(t, sr); end["success"] != false {
+		t.Errorf("run_end: %v", end)
+	}
+	if texts := getTexts(t, s, "b"); len(texts) != 0 {
+		t.Errorf("board %q", texts)
+	}
+	if res, body := do(t, s, "POST", "/v1/boards/b/batch", batchOf(sticky("next", 0))); res.StatusCode != 200 {
+		t.Errorf("the next run: %d %s", res.StatusCode, body)
+	}
+}
+
+// TestHostileCancelStorm: many cancels at once, of one looping run and of
+// runs that do not exist: the run ends canceled once, every cancel is
+// answered 200 or 404 (none hangs, none is a 500), and the server runs
+// the next run (goleak, in TestMain, checks nothing is left behind).
+func TestHostileCancelStorm(t *testing.T) {
+	s := newTestServer(t, Options{})
+	ts, c := serveHTTP(t, s)
+	createBoard(t, s, "b")
+	sr, runID := startLoop(t, c, ts.URL, "b", loopCode)
+	for ev := next(t, sr); ev.Type != "tool_call_end"; ev = next(t, sr) {
+	}
+	var wg sync.WaitGroup
+	codes := make(chan int, 300)
+	for i := range 300 {
+		id := runID
+		if i%3 != 0 {
+			id = fmt.Sprintf("run_nope%d", i)
+		}
+		wg.Go(func() {
+			res, _ := do(t, s, "POST", "/v1/runs/"+id+"/cancel", "")
+			codes <- res.StatusCode
+		})
+	}
+	wg.Wait()
+	close(codes)
+	for code := range codes {
+		if code != 200 && code != 404 {
+			t.Errorf("a cancel answered %d", code)
+		}
+	}
+	if end := endOf(t, sr); end["success"] != false {
+		t.Errorf("run_end: %v", end)
+	}
+	if res, body := do(t, s, "POST", "/v1/boards/b/batch", batchOf(sticky("next", 0))); res.StatusCode != 200 {
+		t.Errorf("the next run: %d %s", res.StatusCode, body)
+	}
 }
