@@ -39,7 +39,7 @@ func TestErrors(t *testing.T) {
 		{"operations alone", "POST", "/v1/batch", `[` + sticky("a", 0) + `]`, nil, 400, "bad_request", []string{`a batch request is an object`}, nil},
 		{"every problem at once", "POST", "/v1/batch", `{"operations":[],"executionMode":"fast","bogus":1}`, nil, 400, "bad_request", []string{"bogus", "executionMode", "operations"}, nil},
 		{"atomic on a stateless batch", "POST", "/v1/batch", `{"operations":[` + sticky("a", 0) + `],"atomic":false}`, nil, 400, "bad_request", []string{"atomic"}, nil},
-		{"atomic not a boolean, with other problems", "POST", "/v1/boards/b1/batch", `{"operations":[` + sticky("a", 0) + `],"atomic":"no","bogus":1}`, nil, 400, "bad_request", []string{`atomic: want true or false, got the string "no"; bogus: unknown field (the fields here are operations, executionMode, stopOnError, timeout, safetyLimits, atomic)`}, nil},
+		{"atomic not a boolean, with other problems", "POST", "/v1/boards/b1/batch", `{"operations":[` + sticky("a", 0) + `],"atomic":"no","bogus":1}`, nil, 400, "bad_request", []string{`atomic: want true or false, got the string "no"; bogus: unknown field (the fields here are operations, executionMode, stopOnError, timeout, safetyLimits, atomic, preview)`}, nil},
 		{"near atomic", "POST", "/v1/boards/b1/batch", `{"operations":[` + sticky("a", 0) + `],"atomc":false}`, nil, 400, "bad_request", []string{`atomc: unknown field (did you mean "atomic"?)`}, nil},
 		{"atomic twice", "POST", "/v1/boards/b1/execute", `{"code":"return 1","atomic":true,"atomic":false}`, nil, 400, "bad_request", []string{"atomic: given twice"}, nil},
 		{"no code", "POST", "/v1/execute", `{}`, nil, 400, "bad_request", []string{"code"}, nil},

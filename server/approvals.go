@@ -245,6 +245,16 @@ func (s *Server) approve(ctx context.Context, reqs []engine.ApprovalRequest) ([]
 	if k == nil {
 		return nil, errors.New("this run was not started through the HTTP API, so no client can approve its calls")
 	}
+	if k.previewOf != nil {
+		// Nothing a preview does is real: the whiteboard's calls change
+		// only its copy, and another tool that may act outside it refuses
+		// in a preview (guardForPreview).
+		ds := make([]engine.Decision, len(reqs))
+		for i := range ds {
+			ds[i].Approved = true
+		}
+		return ds, nil
+	}
 	k.mu.Lock()
 	runID := k.runID
 	k.mu.Unlock()

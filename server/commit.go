@@ -320,6 +320,7 @@ func (s *Server) handleDeleteBoard(w http.ResponseWriter, r *http.Request, id st
 	}
 	lb.deleted = true
 	s.boards.forget(lb)
+	s.previews.forgetBoard(id)
 	lb.hub.end("board_deleted", mustJSON(map[string]string{"boardId": id}))
 	w.WriteHeader(http.StatusNoContent)
 	return nil

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/codemode-dev/codemode/engine"
@@ -12,32 +13,39 @@ import (
 	"github.com/codemode-dev/codemode/internal/suggest"
 )
 
-// runSpec is a parsed run request: a batch or a script, and whether a
-// failed run is rolled back (the default) or keeps its partial work.
+// runSpec is a parsed run request: a batch or a script, whether a failed
+// run is rolled back (the default) or keeps its partial work, and whether it
+// only previews its effect on a copy of the board (preview.go).
 type runSpec struct {
-	kind   engine.RunKind // engine.RunBatch or engine.RunScript
-	batch  engine.BatchRequest
-	exec   engine.ExecuteRequest
-	atomic bool
+	kind    engine.RunKind // engine.RunBatch or engine.RunScript
+	batch   engine.BatchRequest
+	exec    engine.ExecuteRequest
+	atomic  bool
+	preview bool
 }
+
+// boardMembers are the members of a board's run request that the server
+// reads itself, all booleans; the engine parses the rest.
+var boardMembers = []string{"atomic", "preview"}
 
 // parseRun reads a run request as strictly as the CLI does — unknown
 // fields, wrong types and every other problem reported at once — and, on a
-// board (withAtomic), also the server's own member "atomic". That member is
-// taken out before the engine parses the rest, and its problem, if any, is
-// reported together with the engine's.
-func parseRun(kind engine.RunKind, data []byte, withAtomic bool) (runSpec, *httpError) {
+// board (onBoard), also the server's own members (boardMembers). These are
+// taken out before the engine parses the rest, and their problems, if any,
+// are reported together with the engine's.
+func parseRun(kind engine.RunKind, data []byte, onBoard bool) (runSpec, *httpError) {
 	spec := runSpec{kind: kind, atomic: true}
 	var problems []string
-	if withAtomic {
-		rest, atomic, problem := takeAtomic(data)
+	if onBoard {
+		rest, values, ps := takeBools(data, boardMembers)
 		data = rest
-		if atomic != nil {
-			spec.atomic = *atomic
+		if v := values["atomic"]; v != nil {
+			spec.atomic = *v
 		}
-		if problem != "" {
-			problems = append(problems, problem)
+		if v := values["preview"]; v != nil {
+			spec.preview = *v
 		}
+		problems = append(problems, ps...)
 	}
 	var err error
 	if kind == engine.RunBatch {
@@ -50,7 +58,7 @@ func parseRun(kind engine.RunKind, data []byte, withAtomic bool) (runSpec, *http
 		spec.exec, err = engine.ParseExecuteRequest(data)
 	}
 	if err != nil {
-		problems = append(problems, engineProblems(err, withAtomic)...)
+		problems = append(problems, engineProblems(err, onBoard)...)
 	}
 	if len(problems) > 0 {
 		return runSpec{}, badRequest("%s", strings.Join(problems, "; "))
@@ -58,34 +66,37 @@ func parseRun(kind engine.RunKind, data []byte, withAtomic bool) (runSpec, *http
 	return spec, nil
 }
 
-// takeAtomic removes the top-level "atomic" member from a JSON object and
-// returns the rest, the member's value if it is a boolean, and the problem
-// with it if any (not a boolean, given twice). Anything that is not a valid
-// JSON object is returned as it is, for the engine's parser to describe (a
-// position in a malformed document must stay the client's).
-func takeAtomic(data []byte) (rest []byte, atomic *bool, problem string) {
+// takeBools removes the named top-level members from a JSON object and
+// returns the rest, the value of each member given as a boolean, and the
+// problems with them (not a boolean, given more than once), in names'
+// order. Anything that is not a valid JSON object is returned as it is, for
+// the engine's parser to describe (a position in a malformed document must
+// stay the client's).
+func takeBools(data []byte, names []string) (rest []byte, values map[string]*bool, problems []string) {
 	if !json.Valid(data) || !bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) {
-		return data, nil, ""
+		return data, nil, nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	if _, err := dec.Token(); err != nil { // {
-		return data, nil, ""
+		return data, nil, nil
 	}
+	values = make(map[string]*bool, len(names))
+	seen := make(map[string]int, len(names))
+	bad := make(map[string]string, len(names))
 	var b bytes.Buffer
 	b.WriteByte('{')
-	seen := 0
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return data, nil, ""
+			return data, nil, nil
 		}
 		name, _ := tok.(string)
 		var value json.RawMessage
 		if err := dec.Decode(&value); err != nil {
-			return data, nil, ""
+			return data, nil, nil
 		}
-		if name != "atomic" {
+		if !slices.Contains(names, name) {
 			if b.Len() > 1 {
 				b.WriteByte(',')
 			}
@@ -94,25 +105,30 @@ func takeAtomic(data []byte) (rest []byte, atomic *bool, problem string) {
 			b.Write(value)
 			continue
 		}
-		seen++
+		seen[name]++
 		if string(value) == "null" {
 			continue // null is not given, as everywhere in a request
 		}
 		var v bool
 		if p := strictjson.Decode(value, &v); p.Len() > 0 {
-			problem = "atomic: " + problemText(p.Err())
+			bad[name] = name + ": " + problemText(p.Err())
 			continue
 		}
-		atomic = &v
+		values[name] = &v
 	}
 	b.WriteByte('}')
-	switch {
-	case seen == 2:
-		atomic, problem = nil, "atomic: given twice"
-	case seen > 2:
-		atomic, problem = nil, fmt.Sprintf("atomic: given %d times", seen)
+	for _, name := range names {
+		switch n := seen[name]; {
+		case n == 2:
+			values[name], bad[name] = nil, name+": given twice"
+		case n > 2:
+			values[name], bad[name] = nil, fmt.Sprintf("%s: given %d times", name, n)
+		}
+		if bad[name] != "" {
+			problems = append(problems, bad[name])
+		}
 	}
-	return b.Bytes(), atomic, problem
+	return b.Bytes(), values, problems
 }
 
 // problemText is a strictjson error's message without its (empty) path.
@@ -125,22 +141,22 @@ func problemText(err error) string {
 }
 
 // engineProblems lists the problems of the engine's parse error. On a board
-// the request has one member more than the engine knows, so that an unknown
-// member near "atomic" is pointed to it, and a list of the known members
-// includes it.
-func engineProblems(err error, withAtomic bool) []string {
+// the request has members more than the engine knows (boardMembers), so
+// that an unknown member near one of them is pointed to it, and a list of
+// the known members includes them.
+func engineProblems(err error, onBoard bool) []string {
 	var se *strictjson.Error
-	if !withAtomic || !errors.As(err, &se) {
+	if !onBoard || !errors.As(err, &se) {
 		return []string{engine.AsError(err, engine.CodeBadRequest).Message}
 	}
 	var out []string
 	for _, p := range se.Problems {
 		top := !strings.ContainsAny(p.Path, ".[")
 		if top && p.Path != "" && strings.HasPrefix(p.Message, "unknown field") {
-			if near := suggest.Names(p.Path, []string{"atomic"}); len(near) > 0 {
-				p.Message = `unknown field (did you mean "atomic"?)`
+			if near := suggest.Names(p.Path, boardMembers); len(near) > 0 {
+				p.Message = fmt.Sprintf("unknown field (did you mean %q?)", near[0])
 			} else if list, ok := strings.CutSuffix(p.Message, ")"); ok && strings.Contains(list, "(the fields here are ") {
-				p.Message = list + ", atomic)"
+				p.Message = list + ", " + strings.Join(boardMembers, ", ") + ")"
 			}
 		}
 		out = append(out, p.Error())

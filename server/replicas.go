@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strings"
 	"time"
 )
 
@@ -347,7 +348,8 @@ func (s *Server) watchFromCluster(ctx context.Context, lb *liveBoard) *httpError
 // its answer.
 type forwarded struct {
 	Method string          `json:"method"`
-	Op     string          `json:"op,omitempty"` // "cancel"; "" is the run's approvals
+	Op     string          `json:"op,omitempty"`    // "cancel", "preview.get|discard|apply"; "" is the run's approvals
+	Board  string          `json:"board,omitempty"` // a preview's
 	Body   json.RawMessage `json:"body,omitempty"`
 }
 
@@ -382,6 +384,8 @@ func (s *Server) serveForwarded(ctx context.Context, runID string, req []byte) [
 		herr = badRequest("a forwarded request that is not JSON: %v", err)
 	} else if f.Op == "cancel" {
 		status, answer, herr = s.cancelRun(ctx, runID)
+	} else if op, ok := strings.CutPrefix(f.Op, "preview."); ok {
+		status, answer, herr = s.previewLocal(ctx, f.Board, runID, op)
 	} else if f.Method == http.MethodPost {
 		answer, herr = s.decideApprovals(runID, f.Body)
 	} else {
@@ -389,6 +393,9 @@ func (s *Server) serveForwarded(ctx context.Context, runID string, req []byte) [
 	}
 	if herr != nil {
 		return mustJSON(forwardedAnswer{Status: herr.status, Body: mustJSON(errorBody(herr))})
+	}
+	if status == http.StatusNoContent {
+		return mustJSON(forwardedAnswer{Status: status})
 	}
 	return mustJSON(forwardedAnswer{Status: status, Body: indented(answer)})
 }

@@ -76,7 +76,7 @@ func (s *Server) route(path string) (endpoint, string, *httpError) {
 			return endpoint{}, "", notFound("no run %s has calls waiting for approval", quoteID(parts[1]))
 		}
 		return endpoint{get: s.handleGetApprovals, post: s.handlePostApprovals}, parts[1], nil
-	case (len(parts) == 2 || len(parts) == 3) && parts[0] == "boards" && parts[1] != "":
+	case len(parts) >= 2 && len(parts) <= 5 && parts[0] == "boards" && parts[1] != "":
 		e, ok := s.boardEndpoint(parts[2:])
 		if !ok {
 			break
@@ -94,6 +94,9 @@ func (s *Server) boardEndpoint(sub []string) (endpoint, bool) {
 	if len(sub) == 0 {
 		return endpoint{get: s.handleGetBoard, delete: s.handleDeleteBoard}, true
 	}
+	if len(sub) > 1 && sub[0] != "previews" {
+		return endpoint{}, false
+	}
 	switch sub[0] {
 	case "svg":
 		return endpoint{get: s.handleBoardSVG}, true
@@ -107,6 +110,10 @@ func (s *Server) boardEndpoint(sub []string) (endpoint, bool) {
 		return endpoint{post: s.handleUndo}, true
 	case "redo":
 		return endpoint{post: s.handleRedo}, true
+	case "previews":
+		if len(sub) > 1 {
+			return s.previewEndpoint(sub[1:])
+		}
 	}
 	return endpoint{}, false
 }

@@ -21,6 +21,29 @@ type runOutcome struct {
 	runID  string
 	answer any           // the batch or execute result, as the CLI prints it
 	board  *boardOutcome // for a board run
+	// previewed: a preview run (preview.go), whose answer carries
+	// "preview": what it made, or null when it made nothing to apply.
+	previewed bool
+	preview   *previewJSON
+}
+
+// previewField is a preview run's "preview" member; none for a run.
+func (o runOutcome) previewField() []field {
+	if !o.previewed {
+		return nil
+	}
+	if o.preview == nil {
+		return []field{{"preview", json.RawMessage("null")}}
+	}
+	return []field{{"preview", mustJSON(o.preview)}}
+}
+
+// body is the run's answer as sent: the result, and a preview's "preview".
+func (o runOutcome) body() any {
+	if !o.previewed {
+		return o.answer
+	}
+	return json.RawMessage(withFields(mustJSON(o.answer), o.previewField()...))
 }
 
 // boardOutcome is what became of a board run's work: run_end's "board".
@@ -85,7 +108,7 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request, kind engine.R
 			return fromEngine(err)
 		}
 	}
-	var lb *liveBoard
+	var lb *liveBoard // the board, also a preview's (which runs on a copy)
 	if boardID != "" {
 		if lb, herr = s.boards.acquire(r.Context(), boardID); herr != nil {
 			return herr
@@ -100,6 +123,12 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request, kind engine.R
 		sub = newSubscriber(s.queueBytes)
 	}
 	sink := newSink(lb, sub)
+	if spec.preview {
+		// Its events are its client's only: its board's watchers must
+		// not draw what does not happen.
+		sink = newSink(nil, sub)
+		sink.previewOf = lb
+	}
 	ctx, cancelCause := context.WithCancelCause(s.base)
 	cancel := func() { cancelCause(nil) }
 	sink.cancel = cancelCause
@@ -135,6 +164,9 @@ func (s *Server) run(ctx context.Context, spec runSpec, sink *runSink) (o runOut
 			o = s.runPanicked(p, sink, nil)
 		}
 	}()
+	if sink.previewOf != nil {
+		return s.runPreview(ctx, spec, sink)
+	}
 	lb := sink.board
 	sink.work = whiteboard.NewBoard()
 	var base int64
@@ -154,30 +186,10 @@ func (s *Server) run(ctx context.Context, spec runSpec, sink *runSink) (o runOut
 		lb.hub.setWorking(sink.work)
 		defer lb.hub.setWorking(nil)
 	}
-	rctx := sink.context(ctx)
-	var answer any
-	var ok bool
-	switch spec.kind {
-	case engine.RunBatch:
-		res, err := s.eng.Batch(rctx, spec.batch)
-		if err != nil {
-			sink.discard()
-			return runOutcome{herr: fromEngine(err)}
-		}
-		answer, ok = res, res.Summary.Successful == res.Summary.Total
-	default:
-		res, err := s.eng.Execute(rctx, spec.exec)
-		if err != nil {
-			sink.discard()
-			return runOutcome{herr: fromEngine(err)}
-		}
-		// The trace cut as the CLI cuts it: the answer is what `codemode
-		// run` prints.
-		var cut bool
-		if res.Calls, cut = s.eng.CapTrace(res.Calls); cut {
-			res.Warnings = append(res.Warnings, "the call trace was cut to fit the output limits (records marked truncated)")
-		}
-		answer, ok = res, res.Success
+	answer, ok, herr := s.execute(sink.context(ctx), spec)
+	if herr != nil {
+		sink.discard()
+		return runOutcome{herr: herr}
 	}
 	// The engine is done: what is left (the commit) cannot be canceled, and
 	// a cancel from now on is told the run is not running.
@@ -187,7 +199,7 @@ func (s *Server) run(ctx context.Context, spec runSpec, sink *runSink) (o runOut
 		o.board = s.settle(lb, sink, base, ok || !spec.atomic)
 		lb.hub.setWorking(nil) // before the rollback's board event, which a new watcher must not miss
 	}
-	sink.finish(answer, o.board)
+	sink.finish(answer, o.board, nil)
 	if lb != nil {
 		// Watchers drew the run's changes live: after a rollback they go
 		// back, and a change no tool_call_end carried (a call that changed
@@ -198,6 +210,29 @@ func (s *Server) run(ctx context.Context, spec runSpec, sink *runSink) (o runOut
 		}
 	}
 	return o
+}
+
+// execute runs spec's batch or script and returns its answer and whether it
+// succeeded, or the engine's rejection.
+func (s *Server) execute(rctx context.Context, spec runSpec) (answer any, ok bool, herr *httpError) {
+	if spec.kind == engine.RunBatch {
+		res, err := s.eng.Batch(rctx, spec.batch)
+		if err != nil {
+			return nil, false, fromEngine(err)
+		}
+		return res, res.Summary.Successful == res.Summary.Total, nil
+	}
+	res, err := s.eng.Execute(rctx, spec.exec)
+	if err != nil {
+		return nil, false, fromEngine(err)
+	}
+	// The trace cut as the CLI cuts it: the answer is what `codemode run`
+	// prints.
+	var cut bool
+	if res.Calls, cut = s.eng.CapTrace(res.Calls); cut {
+		res.Warnings = append(res.Warnings, "the call trace was cut to fit the output limits (records marked truncated)")
+	}
+	return res, res.Success, nil
 }
 
 // runPanicked logs a run's panic and answers it as a 500. The run's work is
@@ -307,7 +342,7 @@ func answerRun(w http.ResponseWriter, out <-chan runOutcome, k *runSink) *httpEr
 	if herr := o.failure(); herr != nil {
 		return herr // the run's work was not saved: its result would read as a success
 	}
-	writeJSON(w, http.StatusOK, o.answer)
+	writeJSON(w, http.StatusOK, o.body())
 	return nil
 }
 
@@ -338,7 +373,7 @@ func answerEarly(w http.ResponseWriter, out <-chan runOutcome, k *runSink) {
 	w.WriteHeader(http.StatusOK)
 	http.NewResponseController(w).Flush() // fails only where flushing is unsupported: the answer then comes whole
 	o := <-out
-	var body any = o.answer
+	body := o.body()
 	if herr := o.failure(); herr != nil {
 		body = errorBody(herr)
 	}

@@ -92,6 +92,15 @@ type Options struct {
 	// Observer, if set, gets every event of every run too (e.g. an
 	// OpenTelemetry observer).
 	Observer engine.Observer
+	// PreviewTTL is how long a preview run's preview is kept for apply
+	// (docs/http.md, "Previews"); 0 means 10 minutes. MaxPreviews caps the
+	// previews kept per board (0 means 16), and MaxPreviewBytes what the
+	// previews of all boards weigh together, counted by their boards'
+	// documents (0 means 256 MiB); a board's previews weigh at most four
+	// times MaxBoardBytes. Past a bound the oldest are let go.
+	PreviewTTL      time.Duration
+	MaxPreviews     int
+	MaxPreviewBytes int64
 	// Cluster makes the server one replica of several sharing Store's
 	// boards (NewMemoryCluster, server/pgstore): runs on a board are
 	// serialised across them, watchers on every replica see every run,
@@ -133,6 +142,7 @@ type Server struct {
 
 	boards    *registry
 	approvals *approvals
+	previews  *previews
 
 	// cluster is Options.Cluster (nil: alone); stopListen ends its
 	// notices, and syncs counts the catch-ups with its logs under way
@@ -252,9 +262,13 @@ func New(opts Options) (*Server, error) {
 	if policy == nil {
 		policy = GateDestructive
 	}
+	guarded := make([]engine.Tool, len(opts.Tools))
+	for i, t := range opts.Tools {
+		guarded[i] = guardForPreview(t)
+	}
 	b := engine.NewBuilder().
 		Add(whiteboard.Tools(nil)...).
-		Add(opts.Tools...).
+		Add(guarded...).
 		WithConfig(opts.Config).
 		WithObserver(engine.ObserverFunc(s.observe)).
 		WithApprover(engine.ApproverFunc(s.approve)).
@@ -272,6 +286,7 @@ func New(opts Options) (*Server, error) {
 	}
 	s.eng = eng
 	s.boards = newRegistry(s)
+	s.previews = newPreviewsFor(opts, s.maxBoard)
 	s.base, s.cancelBase = context.WithCancelCause(context.Background())
 	if s.cluster != nil {
 		s.cluster.Serve(s.serveForwarded)
@@ -340,6 +355,11 @@ func (s *Server) startRun() *httpError {
 // by Shutdown's cancel too, so that a change waiting for a busy board stops
 // waiting. The caller calls done when the change is over.
 func (s *Server) startChange(r *http.Request) (ctx context.Context, done func(), herr *httpError) {
+	return s.startChangeCtx(r.Context())
+}
+
+// startChangeCtx is startChange for a change whose request is ctx's.
+func (s *Server) startChangeCtx(rctx context.Context) (ctx context.Context, done func(), herr *httpError) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closing {
@@ -347,7 +367,7 @@ func (s *Server) startChange(r *http.Request) (ctx context.Context, done func(),
 	}
 	s.runs.Add(1)
 	s.underWay++
-	ctx, cancel := context.WithCancelCause(r.Context())
+	ctx, cancel := context.WithCancelCause(rctx)
 	stop := context.AfterFunc(s.base, func() { cancel(context.Cause(s.base)) })
 	return ctx, func() {
 		stop()
@@ -425,6 +445,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		<-finished
 	}
 	s.cancelRuns()
+	s.previews.close()
 	if first {
 		close(s.done)
 		if s.stopListen != nil {

@@ -28,9 +28,12 @@ type sinkKey struct{}
 // answers 400 and streams nothing), and run_end until the run's board work is
 // settled, so that it can carry the result and the commit.
 type runSink struct {
-	board *liveBoard        // nil for a stateless run
+	board *liveBoard        // nil for a stateless run, and a preview's
 	work  *whiteboard.Board // the board the run works on
 	sub   *subscriber       // the POST stream; nil for a JSON answer
+	// previewOf is a preview run's board (preview.go), whose copy it works
+	// on; nil for a run.
+	previewOf *liveBoard
 
 	mu      sync.Mutex
 	runID   string
@@ -131,6 +134,9 @@ func (k *runSink) observe(ev engine.Event) {
 		delete(k.changes, ev.CallID)
 	}
 	var seen func(uint64)
+	if ev.Type == engine.EventApprovalRequired && k.previewOf != nil {
+		return // decided at once, by nobody (Server.approve): nothing to show
+	}
 	if ev.Type == engine.EventApprovalRequired {
 		if k.asked != nil {
 			select {
@@ -199,18 +205,19 @@ func (k *runSink) send(typ string, build func() []byte, seen func(seq uint64)) {
 }
 
 // finish sends run_end with the run's result and, for a board run, what
-// became of its work; then the client's stream ends.
-func (k *runSink) finish(result any, board *boardOutcome) {
+// became of its work (and a preview's extra, its "preview"); then the
+// client's stream ends.
+func (k *runSink) finish(result any, board *boardOutcome, extra []field) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	k.sendStart()
 	if k.end != nil && k.listened() {
 		k.send(string(engine.EventRunEnd), func() []byte {
-			extra := []field{{"result", mustJSON(result)}}
+			fields := []field{{"result", mustJSON(result)}}
 			if board != nil {
-				extra = append(extra, field{"board", mustJSON(board)})
+				fields = append(fields, field{"board", mustJSON(board)})
 			}
-			return withFields(eventJSON(*k.end), extra...)
+			return withFields(eventJSON(*k.end), append(fields, extra...)...)
 		}, nil)
 	}
 	if k.sub != nil {
@@ -266,7 +273,7 @@ func (s *Server) observe(ctx context.Context, ev engine.Event) {
 			k.lose()
 		}
 	}()
-	if ev.Type == engine.EventApprovalRequired {
+	if ev.Type == engine.EventApprovalRequired && k.previewOf == nil {
 		boardID := ""
 		if k.board != nil {
 			boardID = k.board.id
