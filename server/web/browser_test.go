@@ -39,7 +39,7 @@ import (
 	"github.com/codemode-dev/codemode/server"
 )
 
-var screenshotFlag = flag.String("screenshot", "", "also write the screenshot of the flowchart board to this PNG file (e.g. ../../docs/web-app.png)")
+var screenshotFlag = flag.String("screenshot", "", "also write the README's screenshot (preview.png: a preview over the flowchart board) to this PNG file (e.g. ../../docs/web-app.png)")
 
 const (
 	waitTimeout = 15 * time.Second // one condition in the page
@@ -373,7 +373,7 @@ func readExample(t *testing.T, name string) string {
 
 // screenshot saves the page as a PNG: into the test's artefacts
 // ($CODEMODE_ARTIFACTS, else a temporary directory, named in the log) and,
-// with -screenshot, to that path too.
+// for the README's (readmeShot) with -screenshot, to that path too.
 func (tb *tab) screenshot(name string) {
 	t := tb.e.t
 	t.Helper()
@@ -391,7 +391,7 @@ func (tb *tab) screenshot(name string) {
 		t.Fatal(err)
 	}
 	paths := []string{filepath.Join(dir, name)}
-	if *screenshotFlag != "" {
+	if *screenshotFlag != "" && name == readmeShot {
 		paths = append(paths, *screenshotFlag)
 	}
 	for _, p := range paths {
@@ -401,6 +401,9 @@ func (tb *tab) screenshot(name string) {
 		t.Logf("screenshot: %s", p)
 	}
 }
+
+// readmeShot is the screenshot the README shows (TestPreviewScreenshot).
+const readmeShot = "preview.png"
 
 // held waits for a run to reach the hold.
 func (tb *tab) held() {

@@ -4,7 +4,10 @@
 // as the call ends, and a `board` event (undo, redo, a rolled-back run, a
 // resume that came too late) replaces the drawing. Runs are posted with
 // Accept: text/event-stream; their events fill the timeline and open the
-// approval dialog. A token from the page's #token=… (or typed in when the
+// approval dialog. Preview runs the editor's text on a copy of the board
+// ("preview": true): the board as it would be is drawn over it as a ghost,
+// the changes are listed, and Apply commits them (if the board has not
+// moved since) or Discard drops them. A token from the page's #token=… (or typed in when the
 // server asks for one) goes with every request as a bearer token.
 
 import { readEvents } from "./sse.js";
@@ -231,12 +234,13 @@ $(".tabs").addEventListener("keydown", (e) => {
 setMode(mode);
 
 // In the editors Tab indents (two spaces) and Shift+Tab outdents; Escape
-// then Tab leaves the editor, for keyboard users. Ctrl/Cmd+Enter runs.
+// then Tab leaves the editor, for keyboard users. Ctrl/Cmd+Enter runs,
+// Ctrl/Cmd+Shift+Enter previews.
 let tabEscapes = false;
 function editorKey(e, ta) {
   if ((e.ctrlKey || e.metaKey) && e.key === "Enter") {
     e.preventDefault();
-    page?.run();
+    page?.run(e.shiftKey); // Ctrl+Shift+Enter previews
     return;
   }
   if (e.key === "Escape") {
@@ -346,6 +350,7 @@ class BoardPage {
   }
 
   close() {
+    if (this.preview) this.discardPreview(); // not waited for: it would expire anyway
     this.abort.abort();
     $("#stop").hidden = true;
     delete $("#canvas").dataset.synced;
@@ -409,7 +414,10 @@ class BoardPage {
   }
 
   setVersion(v) {
-    if (typeof v === "number") $("#version").textContent = `v${v}`;
+    if (typeof v !== "number") return;
+    this.version = v;
+    $("#version").textContent = `v${v}`;
+    this.checkPreview();
   }
 
   // watch follows the board's event stream, reconnecting after a drop with
@@ -464,6 +472,7 @@ class BoardPage {
         if (typeof data.svg === "string" && this.view.setSVG(data.svg)) {
           // drawn
         } else this.refresh();
+        if (this.preview && data.appliedPreview === this.preview.previewId) this.endPreview("applied"); // applied from elsewhere
         this.setCounts(data.undoSteps, data.redoSteps);
         this.setVersion(data.version);
         this.timeline.stepped(data.undoneRun, data.redoneRun);
@@ -529,8 +538,9 @@ class BoardPage {
   }
 
   // body is the request for the editor's text: a script as {code, input},
-  // a batch request as it is written; "atomic": false when unticked.
-  body() {
+  // a batch request as it is written; "atomic": false when unticked, and
+  // "preview": true for a preview.
+  body(preview) {
     const atomic = $("#atomic").checked;
     if (mode === "script") {
       const req = { code: editors.script.value };
@@ -543,31 +553,32 @@ class BoardPage {
         }
       }
       if (!atomic) req.atomic = false;
+      if (preview) req.preview = true;
       return JSON.stringify(req);
     }
     // The batch goes as written, so the server's messages match the text;
-    // "atomic": false is put in front when the box is unticked.
+    // "atomic": false and "preview": true are put in front.
     const text = editors.batch.value;
-    if (atomic) return text;
+    const members = [...(atomic ? [] : ['"atomic": false']), ...(preview ? ['"preview": true'] : [])];
     const i = text.indexOf("{");
-    if (i < 0) return text;
+    if (!members.length || i < 0) return text;
     const rest = text.slice(i + 1);
-    return text.slice(0, i + 1) + `"atomic": false${rest.trim().startsWith("}") ? "" : ","}` + rest;
+    return text.slice(0, i + 1) + members.join(", ") + (rest.trim().startsWith("}") ? "" : ",") + rest;
   }
 
-  async run() {
+  async run(preview = false) {
     if (this.running || this.closed) return;
     let body;
     try {
-      body = this.body();
+      body = this.body(preview);
     } catch (e) {
       this.timeline.rejected(0, { error: { code: "bad_request", message: e.message } });
       return;
     }
     this.running = true;
-    $("#run").disabled = true;
-    $("#run").classList.add("busy");
-    this.timeline.pending(mode === "script" ? "Script" : "Batch");
+    this.setRunButtons(true);
+    this.timeline.pending(`${preview ? "Preview of a " : ""}${mode === "script" ? "script" : "batch"}`);
+    this.timeline.expectPreview = preview;
     try {
       const res = await api(`v1/boards/${this.id}/${mode === "script" ? "execute" : "batch"}`, {
         method: "POST", body, headers: { Accept: "text/event-stream" }, signal: this.abort.signal,
@@ -577,17 +588,116 @@ class BoardPage {
         return;
       }
       await readEvents(res, (e) => {
+        let data;
         try {
-          this.onRunEvent(JSON.parse(e.data));
-        } catch {}
+          data = JSON.parse(e.data);
+        } catch {
+          return;
+        }
+        this.onRunEvent(data);
+        if (preview && data.type === "run_end") this.showPreview(data);
       });
     } catch (e) {
       if (!this.closed) toast(`The run's stream broke off (${e.message}); the board's stream goes on.`, "warn");
     } finally {
       this.running = false;
-      $("#run").disabled = false;
-      $("#run").classList.remove("busy");
+      this.setRunButtons(false);
     }
+  }
+
+  setRunButtons(busy) {
+    for (const b of [$("#run"), $("#preview")]) {
+      b.disabled = busy;
+      b.classList.toggle("busy", busy);
+    }
+  }
+
+  // ---- previews ----
+
+  // showPreview shows what a preview run's run_end made: the ghost over the
+  // board, the changes, Apply and Discard. A newer preview takes the place
+  // of the one shown (which is discarded).
+  showPreview(end) {
+    const p = end.preview;
+    if (!p) {
+      if (end.board && end.board.error) toast(`No preview: ${end.board.error.message}`, "error");
+      else toast("Nothing to preview: the run failed, so it would be rolled back.", "warn");
+      return;
+    }
+    if (this.preview) this.discardPreview();
+    this.preview = p;
+    this.view.setGhost(p.svg);
+    const c = p.changes;
+    const n = c.added.length + c.updated.length + c.deleted.length;
+    const bar = $("#preview-bar");
+    bar.querySelector(".preview-summary").textContent = n === 0 ? "No changes" :
+      [[c.added, "added"], [c.updated, "changed"], [c.deleted, "deleted"]].filter(([ids]) => ids.length).map(([ids, what]) => `${ids.length} ${what}`).join(" · ");
+    const items = [];
+    for (const [ids, cls, sign] of [[c.added, "added", "+"], [c.updated, "updated", "~"], [c.deleted, "deleted", "−"]]) {
+      for (const id of ids) items.push(el("li", { class: cls }, `${sign} ${id}`));
+    }
+    bar.querySelector(".preview-changes").replaceChildren(...items);
+    bar.dataset.previewId = p.previewId;
+    bar.hidden = false;
+    this.checkPreview();
+    this.view.covered = { width: bar.offsetLeft + bar.offsetWidth, height: bar.offsetTop + bar.offsetHeight };
+    if (this.view.autoFit) this.view.fit();
+  }
+
+  // checkPreview says whether the preview shown can still be applied: not
+  // once the board moved past the version it was made on.
+  checkPreview() {
+    const p = this.preview;
+    if (!p) return;
+    const stale = typeof this.version === "number" && this.version !== p.baseVersion;
+    const note = $("#preview-bar .preview-note");
+    note.classList.toggle("stale", stale);
+    note.textContent = stale
+      ? `The board changed since this preview (v${p.baseVersion} → v${this.version}): it can no longer be applied. Preview again, or discard it.`
+      : `Nothing has changed yet: the board as it would be is drawn over it. Kept until ${new Date(p.expiresAt).toLocaleTimeString()}.`;
+    $("#preview-apply").disabled = stale;
+  }
+
+  async applyPreview() {
+    const p = this.preview;
+    if (!p) return;
+    $("#preview-apply").disabled = true;
+    try {
+      const b = await json(`v1/boards/${this.id}/previews/${encodeURIComponent(p.previewId)}/apply`, { method: "POST", body: "" });
+      this.endPreview("applied");
+      this.view.setSVG(p.svg); // the board now; its `board` event follows
+      this.setCounts(b.undoSteps, b.redoSteps);
+      this.setVersion(b.version);
+    } catch (e) {
+      if (e.status === 409) {
+        this.version = Math.max(this.version || 0, p.baseVersion + 1);
+        this.checkPreview();
+        toast(`Not applied: ${e.message}`, "warn");
+      } else if (e.status === 404) {
+        this.endPreview("discarded");
+        toast("This preview is gone (applied elsewhere, discarded or expired).", "warn");
+      } else {
+        $("#preview-apply").disabled = false;
+        toast(`Applying the preview failed: ${e.message}`, "error");
+      }
+    }
+  }
+
+  async discardPreview() {
+    const p = this.preview;
+    if (!p) return;
+    this.endPreview("discarded");
+    await api(`v1/boards/${this.id}/previews/${encodeURIComponent(p.previewId)}`, { method: "DELETE" }).catch(() => null);
+  }
+
+  // endPreview takes the preview shown off the board.
+  endPreview(state) {
+    const p = this.preview;
+    this.preview = null;
+    $("#preview-bar").hidden = true;
+    this.view.covered = { width: 0, height: 0 };
+    this.view.setGhost(null);
+    if (p) this.timeline.settled(p.runId, state);
   }
 
   async postApprovals(runId, decisions) {
@@ -609,6 +719,11 @@ class BoardPage {
 }
 
 $("#run").addEventListener("click", () => page?.run());
+$("#preview").addEventListener("click", () => page?.run(true));
+$("#preview-apply").addEventListener("click", () => page?.applyPreview());
+$("#preview-discard").addEventListener("click", () => page?.discardPreview());
+$("#preview-bar").addEventListener("pointerdown", (e) => e.stopPropagation()); // not a pan of the board
+$("#preview-bar").addEventListener("wheel", (e) => e.stopPropagation());
 $("#stop").addEventListener("click", () => page?.stop());
 $("#undo").addEventListener("click", () => page?.step("undo"));
 $("#redo").addEventListener("click", () => page?.step("redo"));

@@ -6,6 +6,7 @@
 const SVG_NS = "http://www.w3.org/2000/svg";
 const LAYER_OF = { frame: "frames", sticky: "items", shape: "items", connector: "connectors" };
 const LAYERS = ["frames", "items", "connectors"];
+const GHOST = "ghost-layer"; // the layer of a preview's objects
 const GRID = 24; // board units between the background's dots
 const MIN_SCALE = 0.02, MAX_SCALE = 8, MAX_FIT_SCALE = 1.25, FIT_PADDING = 48;
 
@@ -48,6 +49,10 @@ export class BoardView {
     this.container = container;
     this.onZoom = onZoom || (() => {});
     this.svg = null;
+    this.ghost = null; // a preview's board, parsed, while one is shown
+    // covered is the box at the top left that something covers (the
+    // preview's bar), in pixels: fit keeps the drawing beside or below it.
+    this.covered = { width: 0, height: 0 };
     this.view = { x: 0, y: 0, scale: 1 };
     this.autoFit = true; // follow the drawing until the user pans or zooms
     this.initialBox = null;
@@ -80,8 +85,53 @@ export class BoardView {
     if (this.svg) this.svg.replaceWith(svg);
     else this.container.prepend(svg);
     this.svg = svg;
+    this.renderGhost();
     this.changed();
     return true;
+  }
+
+  // setGhost shows a preview (the SVG of the board as it would be) over the
+  // board, or none (null); it stays over the board as the board changes.
+  // False if the markup is not SVG.
+  setGhost(markup) {
+    this.ghost = markup ? parseSVG(markup) : null;
+    this.renderGhost();
+    this.changed();
+    return !markup || !!this.ghost;
+  }
+
+  // renderGhost draws the ghost layer: every object of the preview that is
+  // not drawn the same on the board (added, changed, or a connector whose
+  // end moved), the board's versions of these faded, and the board's
+  // objects the preview lacks marked deleted.
+  renderGhost() {
+    if (!this.svg) return;
+    this.svg.querySelector(`:scope > g.${GHOST}`)?.remove();
+    for (const g of this.svg.querySelectorAll(".ghost-old, .ghost-deleted")) g.classList.remove("ghost-old", "ghost-deleted");
+    this.container.classList.toggle("is-previewing", !!this.ghost);
+    if (!this.ghost) return;
+    const layer = document.createElementNS(SVG_NS, "g");
+    layer.setAttribute("class", GHOST);
+    const ids = new Set();
+    for (const name of LAYERS) {
+      for (const g of this.ghost.querySelectorAll(`:scope > g.${name} > g[data-id]`)) {
+        const id = g.getAttribute("data-id");
+        ids.add(id);
+        const cur = this.find(id);
+        if (cur && sameDrawing(cur, g)) continue;
+        const ghost = g.cloneNode(true);
+        ghost.classList.add("ghost", cur ? "ghost-updated" : "ghost-added");
+        cur?.classList.add("ghost-old");
+        layer.appendChild(ghost);
+      }
+    }
+    for (const g of this.objects()) if (!ids.has(g.getAttribute("data-id"))) g.classList.add("ghost-deleted");
+    this.svg.appendChild(layer);
+  }
+
+  // objects are the board's drawn objects (not the ghost's).
+  objects() {
+    return LAYERS.flatMap((name) => [...this.svg.querySelectorAll(`:scope > g.${name} > g[data-id]`)]);
   }
 
   // applyChange applies a tool_call_end's change: objects created or
@@ -92,6 +142,7 @@ export class BoardView {
     if (!this.svg || !change) return false;
     let complete = true;
     for (const id of change.deleted || []) this.find(id)?.remove();
+    this.svg.querySelector(`:scope > g.${GHOST}`)?.remove(); // drawn again below, over the change
     for (const obj of change.objects || []) {
       const markup = change.svg && change.svg[obj.id];
       const g = markup ? parseFragment(markup) : null;
@@ -106,12 +157,13 @@ export class BoardView {
       if (old) old.replaceWith(g);
       else layer.appendChild(g);
     }
+    this.renderGhost();
     this.changed();
     return complete;
   }
 
   find(id) {
-    for (const g of this.svg.querySelectorAll("g[data-id]")) if (g.getAttribute("data-id") === id) return g;
+    for (const g of this.objects()) if (g.getAttribute("data-id") === id) return g;
     return null;
   }
 
@@ -127,7 +179,7 @@ export class BoardView {
   // contentBox is the drawing's extent in board units.
   contentBox() {
     let box = null;
-    for (const name of LAYERS) {
+    for (const name of [...LAYERS, GHOST]) {
       const layer = this.svg.querySelector(`:scope > g.${name}`);
       if (!layer || !layer.firstElementChild) continue;
       const b = layer.getBBox();
@@ -147,8 +199,14 @@ export class BoardView {
     const { width, height } = this.container.getBoundingClientRect();
     if (!(width > 0 && height > 0)) return;
     const b = this.contentBox();
-    const scale = clamp(Math.min((width - 2 * FIT_PADDING) / Math.max(b.w, 1), (height - 2 * FIT_PADDING) / Math.max(b.h, 1)), MIN_SCALE, MAX_FIT_SCALE);
-    this.view = { scale, x: b.x + b.w / 2 - width / 2 / scale, y: b.y + b.h / 2 - height / 2 / scale };
+    // Beside the covered box or below it, whichever shows the drawing larger.
+    const place = (left, top) => {
+      const scale = clamp(Math.min((width - left - 2 * FIT_PADDING) / Math.max(b.w, 1), (height - top - 2 * FIT_PADDING) / Math.max(b.h, 1)), MIN_SCALE, MAX_FIT_SCALE);
+      return { scale, x: b.x + b.w / 2 - (width + left) / 2 / scale, y: b.y + b.h / 2 - (height + top) / 2 / scale };
+    };
+    const { width: cw, height: ch } = this.covered;
+    const beside = place(Math.min(cw, width / 2), 0), below = place(0, Math.min(ch, height / 2));
+    this.view = cw && ch ? (beside.scale >= below.scale ? beside : below) : place(0, 0);
     this.applyView();
   }
 
@@ -227,6 +285,12 @@ export class BoardView {
       e.preventDefault();
     });
   }
+}
+
+// sameDrawing: two objects' <g> draw the same (the board's may carry the
+// class of its entrance animation).
+function sameDrawing(a, b) {
+  return a.getAttribute("transform") === b.getAttribute("transform") && a.innerHTML === b.innerHTML;
 }
 
 function clamp(v, lo, hi) {

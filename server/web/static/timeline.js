@@ -15,6 +15,7 @@ export class Timeline {
     this.root = root;
     this.run = null;
     this.finished = new Set(); // runs shown before: their late events are ignored
+    this.expectPreview = false; // the next run this tab starts is a preview
     this.showIdle();
   }
 
@@ -79,7 +80,9 @@ export class Timeline {
     if (this.run) this.finished.add(this.run.id);
     const head = el("div", { class: "run-head" });
     const badge = el("span", { class: "badge running" }, "running");
-    const title = el("span", { class: "run-title" }, ev.kind === "batch" ? "Batch" : ev.kind === "script" ? "Script" : "Run");
+    const what = ev.kind === "batch" ? "Batch" : ev.kind === "script" ? "Script" : "Run";
+    const title = el("span", { class: "run-title" }, this.expectPreview ? `Preview of a ${what.toLowerCase()}` : what);
+    this.expectPreview = false;
     const stats = el("span", { class: "run-stats" });
     head.append(badge, title, el("code", { class: "run-id", title: "run id" }, ev.runId), stats);
     const list = el("ol", { class: "calls", "aria-label": "Calls" });
@@ -183,7 +186,8 @@ export class Timeline {
     const ok = !!ev.success;
     // A run a client stopped (POST /v1/runs/{id}/cancel, or its client went
     // away) did not fail of itself: it says so.
-    const state = ok ? "succeeded" : (ev.error || {}).code === "canceled" ? "canceled" : "failed";
+    const preview = "preview" in ev; // a preview run's run_end has one, null when it made nothing
+    const state = ok ? (preview ? "previewed" : "succeeded") : (ev.error || {}).code === "canceled" ? "canceled" : "failed";
     run.state = state;
     this.mark(state);
     const calls = run.rows.size;
@@ -214,7 +218,8 @@ export class Timeline {
       footer.push(errorBox(e, state === "canceled" ? "Script stopped" : "Script failed"));
     }
     for (const w of result.warnings || []) footer.push(el("p", { class: "warning" }, w));
-    if (ev.board) footer.push(el("p", { class: `board-outcome ${ev.board.committed ? "" : "rolled-back"}` }, boardOutcome(ok, ev.board)));
+    if (ev.board && preview) footer.push(el("p", { class: "board-outcome" }, previewOutcome(ev)));
+    else if (ev.board) footer.push(el("p", { class: `board-outcome ${ev.board.committed ? "" : "rolled-back"}` }, boardOutcome(ok, ev.board)));
     if ("result" in result && result.result !== undefined && (ok || result.result !== null)) {
       footer.push(el("div", { class: "kv result" }, el("span", {}, "result"), el("pre", {}, pretty(result.result))));
     }
@@ -230,6 +235,11 @@ export class Timeline {
     else if (redone === run.id) this.mark(run.state);
   }
 
+  // settled marks the preview shown (run runId) applied or discarded.
+  settled(runId, state) {
+    if (this.run && this.run.id === runId && this.run.ended) this.mark(state);
+  }
+
   // mark shows a state on the run's badge and in its data-state.
   mark(state) {
     const run = this.run;
@@ -237,6 +247,12 @@ export class Timeline {
     run.badge.className = `badge ${state}`;
     run.badge.textContent = state;
   }
+}
+
+function previewOutcome(ev) {
+  if (ev.board.error) return `No preview (${ev.board.error.code}): ${ev.board.error.message}`;
+  if (!ev.preview) return "Nothing to preview: the run failed, so it would be rolled back. The board is unchanged.";
+  return `Previewed on a copy of version ${ev.preview.baseVersion}: nothing changed yet. Apply or Discard it on the board.`;
 }
 
 function boardOutcome(ok, b) {
