@@ -60,8 +60,12 @@ func (s *Server) previewOp(w http.ResponseWriter, r *http.Request, boardID, id, 
 		ctx, cancel := s.storeCtx(r.Context())
 		out, err := s.cluster.Forward(ctx, id, mustJSON(forwarded{Method: r.Method, Op: "preview." + op, Board: boardID}))
 		cancel()
-		if !errors.Is(err, ErrNoOwner) {
-			return s.answerForwarded(w, id, out, err)
+		switch {
+		case err == nil:
+			return s.answerForwarded(w, id, out, nil)
+		case !errors.Is(err, ErrNoOwner):
+			s.log.Error("server: forwarding a request about a preview to its replica failed", "preview", id, "err", err)
+			return unavailable("preview %s is kept by another replica, which cannot be reached now: try again shortly", quoteID(id))
 		}
 	}
 	status, answer, herr := s.previewLocal(r.Context(), boardID, id, op)
@@ -128,6 +132,14 @@ func (s *Server) applyPreview(ctx context.Context, p *preview) (any, *httpError)
 		return nil, previewGone(p.boardID, p.id)
 	}
 	st, _ := lb.committed()
+	if !st.Created.Equal(p.created) {
+		// Not the board the preview was made of: it was deleted since,
+		// and made again (its previews went with it here, not on the
+		// replica that keeps this one, nor if the run was under way).
+		s.previews.remove(p)
+		return nil, notFound("board %s was deleted and made again since preview %s was made: nothing was applied, and the preview is gone",
+			quoteID(p.boardID), quoteID(p.id))
+	}
 	if st.Version != p.base {
 		return nil, conflict("board %s is at version %d, not %d as when preview %s was made: nothing was applied; preview the run again on the board as it is now",
 			quoteID(p.boardID), st.Version, p.base, quoteID(p.id))
