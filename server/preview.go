@@ -157,8 +157,8 @@ func newPreviews(ttl time.Duration, maxPerBoard, boardBytes, maxBytes int) *prev
 func newPreviewID() string { return "pv_" + rand.Text() }
 
 // add keeps p, pushing out the oldest previews that make room for it, and
-// arms its expiry. It returns false, keeping nothing, once the previews are
-// closed.
+// arms its expiry (at once if it is past). It returns false, keeping
+// nothing and letting p's ownership go, once the previews are closed.
 func (ps *previews) add(p *preview) bool {
 	var gone []*preview
 	defer func() { releaseAll(gone) }()
@@ -202,14 +202,23 @@ func (ps *previews) get(boardID, id string) *preview {
 
 // remove forgets p, if it is still kept, and reports whether it was.
 func (ps *previews) remove(p *preview) bool {
+	kept := ps.take(p)
+	if kept {
+		releaseAll([]*preview{p})
+	}
+	return kept
+}
+
+// take forgets p, if it is still kept, but keeps its ownership in the
+// cluster: an apply takes its preview before it commits it, so that no
+// discard, expiry or bound takes it meanwhile (a discard answered 204 for
+// a preview then applied), and gives it back (add) if the commit failed.
+func (ps *previews) take(p *preview) bool {
 	ps.mu.Lock()
+	defer ps.mu.Unlock()
 	kept := ps.byID[p.id] == p
 	if kept {
 		ps.removeLocked(p)
-	}
-	ps.mu.Unlock()
-	if kept {
-		releaseAll([]*preview{p})
 	}
 	return kept
 }
