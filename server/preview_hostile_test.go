@@ -672,3 +672,36 @@ func TestPreviewExpiresInServer(t *testing.T) {
 		t.Errorf("the board: %q", got)
 	}
 }
+
+// TestPreviewCanceled: a preview run is stopped as any run is (POST
+// .../cancel from another client): it ends canceled and, atomic, previews
+// nothing; not atomic, what it did before the cancel is previewed.
+func TestPreviewCanceled(t *testing.T) {
+	g := newGate()
+	s := newTestServer(t, Options{Tools: []engine.Tool{g.tool()}})
+	ts, c := serveHTTP(t, s)
+	createBoard(t, s, "b")
+	for _, atomic := range []bool{true, false} {
+		res := post(t, c, ts.URL+"/v1/boards/b/execute",
+			fmt.Sprintf(`{"code":"await tools.createStickyNote({text: 'half', x: 0, y: 0}); await tools['test.wait']({}); return 1","preview":true,"atomic":%v}`, atomic),
+			"Accept", "text/event-stream")
+		sr := newSSEReader(res.Body)
+		start := next(t, sr).decode(t)
+		g.waitEntered(t)
+		if r, data := do(t, s, "POST", "/v1/runs/"+start["runId"].(string)+"/cancel", ""); r.StatusCode != 200 {
+			t.Fatalf("cancel: %d %s", r.StatusCode, data)
+		}
+		end := endOf(t, sr)
+		res.Body.Close()
+		p, _ := end["preview"].(map[string]any)
+		if end["success"] != false || !strings.Contains(fmt.Sprint(end["result"]), "canceled") || (p == nil) == !atomic {
+			t.Errorf("atomic %v: run_end %v", atomic, end)
+		}
+		if want := map[bool]int{true: 0, false: 1}[atomic]; s.previews.count() != want {
+			t.Errorf("atomic %v: %d previews kept", atomic, s.previews.count())
+		}
+	}
+	if got := getTexts(t, s, "b"); len(got) != 0 {
+		t.Errorf("the board: %q", got)
+	}
+}
