@@ -38,11 +38,15 @@ const (
 // preview is what a preview run made. Set once, never changed.
 type preview struct {
 	id, boardID, runID string
-	base               int64             // the board's version the run started from
-	board              *whiteboard.Board // the board as the run left it
-	doc                []byte            // its document, what apply commits
-	changes            previewChanges
-	expires            time.Time
+	base               int64 // the board's version the run started from
+	// created is when the board was made: a board deleted and made again
+	// (on another replica, or while the run went on) can reach base
+	// again, and is another board all the same.
+	created time.Time
+	board   *whiteboard.Board // the board as the run left it
+	doc     []byte            // its document, what apply commits
+	changes previewChanges
+	expires time.Time
 
 	// Guarded by the previews' mu:
 	elem    *list.Element // in previews.order
@@ -153,8 +157,8 @@ func newPreviews(ttl time.Duration, maxPerBoard, boardBytes, maxBytes int) *prev
 func newPreviewID() string { return "pv_" + rand.Text() }
 
 // add keeps p, pushing out the oldest previews that make room for it, and
-// arms its expiry. It returns false, keeping nothing, once the previews are
-// closed.
+// arms its expiry (at once if it is past). It returns false, keeping
+// nothing and letting p's ownership go, once the previews are closed.
 func (ps *previews) add(p *preview) bool {
 	var gone []*preview
 	defer func() { releaseAll(gone) }()
@@ -198,14 +202,23 @@ func (ps *previews) get(boardID, id string) *preview {
 
 // remove forgets p, if it is still kept, and reports whether it was.
 func (ps *previews) remove(p *preview) bool {
+	kept := ps.take(p)
+	if kept {
+		releaseAll([]*preview{p})
+	}
+	return kept
+}
+
+// take forgets p, if it is still kept, but keeps its ownership in the
+// cluster: an apply takes its preview before it commits it, so that no
+// discard, expiry or bound takes it meanwhile (a discard answered 204 for
+// a preview then applied), and gives it back (add) if the commit failed.
+func (ps *previews) take(p *preview) bool {
 	ps.mu.Lock()
+	defer ps.mu.Unlock()
 	kept := ps.byID[p.id] == p
 	if kept {
 		ps.removeLocked(p)
-	}
-	ps.mu.Unlock()
-	if kept {
-		releaseAll([]*preview{p})
 	}
 	return kept
 }
@@ -291,7 +304,7 @@ func (s *Server) runPreview(ctx context.Context, spec runSpec, k *runSink) runOu
 	s.deactivate(k)
 	o := runOutcome{runID: k.runID, answer: answer, board: &boardOutcome{Version: st.Version}, previewed: true}
 	if ok || !spec.atomic {
-		p, herr := s.keepPreview(lb, k, st.Version, b)
+		p, herr := s.keepPreview(lb, k, st, b)
 		if herr != nil {
 			o.board.Error, o.board.status = herr.err, herr.status
 		} else {
@@ -303,8 +316,8 @@ func (s *Server) runPreview(ctx context.Context, spec runSpec, k *runSink) runOu
 	return o
 }
 
-// keepPreview keeps what k's preview run made of board (at version base).
-func (s *Server) keepPreview(lb *liveBoard, k *runSink, base int64, board *whiteboard.Board) (*preview, *httpError) {
+// keepPreview keeps what k's preview run made of board (as it was at st).
+func (s *Server) keepPreview(lb *liveBoard, k *runSink, st BoardState, board *whiteboard.Board) (*preview, *httpError) {
 	// A copy: a call that outlived its run may still change k.work, and a
 	// preview is applied exactly as it was shown.
 	work := k.work.Clone()
@@ -315,7 +328,7 @@ func (s *Server) keepPreview(lb *liveBoard, k *runSink, base int64, board *white
 	if herr := s.boardTooLarge(doc, "the preview was not kept: board "+quoteID(lb.id), "delete objects or shorten texts, then preview again"); herr != nil {
 		return nil, herr
 	}
-	p := &preview{id: newPreviewID(), boardID: lb.id, runID: k.runID, base: base, board: work, doc: doc,
+	p := &preview{id: newPreviewID(), boardID: lb.id, runID: k.runID, base: st.Version, created: st.Created, board: work, doc: doc,
 		changes: diffBoards(board, work), expires: time.Now().Add(s.previews.ttl)}
 	if s.cluster != nil {
 		// Applied or discarded on any replica: they forward to this one.

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 
 	"github.com/codemode-dev/codemode/internal/strictjson"
@@ -60,8 +61,12 @@ func (s *Server) previewOp(w http.ResponseWriter, r *http.Request, boardID, id, 
 		ctx, cancel := s.storeCtx(r.Context())
 		out, err := s.cluster.Forward(ctx, id, mustJSON(forwarded{Method: r.Method, Op: "preview." + op, Board: boardID}))
 		cancel()
-		if !errors.Is(err, ErrNoOwner) {
-			return s.answerForwarded(w, id, out, err)
+		switch {
+		case err == nil:
+			return s.answerForwarded(w, id, out, nil)
+		case !errors.Is(err, ErrNoOwner):
+			s.log.Error("server: forwarding a request about a preview to its replica failed", "preview", id, "err", err)
+			return unavailable("preview %s is kept by another replica, which cannot be reached now: try again shortly", quoteID(id))
 		}
 	}
 	status, answer, herr := s.previewLocal(r.Context(), boardID, id, op)
@@ -128,9 +133,20 @@ func (s *Server) applyPreview(ctx context.Context, p *preview) (any, *httpError)
 		return nil, previewGone(p.boardID, p.id)
 	}
 	st, _ := lb.committed()
+	if !st.Created.Equal(p.created) {
+		// Not the board the preview was made of: it was deleted since,
+		// and made again (its previews went with it here, not on the
+		// replica that keeps this one, nor if the run was under way).
+		s.previews.remove(p)
+		return nil, notFound("board %s was deleted and made again since preview %s was made: nothing was applied, and the preview is gone",
+			quoteID(p.boardID), quoteID(p.id))
+	}
 	if st.Version != p.base {
 		return nil, conflict("board %s is at version %d, not %d as when preview %s was made: nothing was applied; preview the run again on the board as it is now",
 			quoteID(p.boardID), st.Version, p.base, quoteID(p.id))
+	}
+	if !s.previews.take(p) { // a discard (which takes no board lock) got there first
+		return nil, previewGone(p.boardID, p.id)
 	}
 	if p.changes.changed() {
 		sctx, cancel := s.storeCtx(ctx)
@@ -141,24 +157,31 @@ func (s *Server) applyPreview(ctx context.Context, p *preview) (any, *httpError)
 		}
 		lb.setCommitted(next, p.board, p.doc)
 	}
-	s.previews.remove(p)
+	releaseAll([]*preview{p})
 	if p.changes.changed() {
 		lb.hub.publishBoard(lb, field{"appliedPreview", jsonString(p.id)}, field{"appliedRun", jsonString(p.runID)})
 	}
 	return appliedAnswer{boardJSON: boardBody(lb.committed()), AppliedPreview: p.id, RunID: p.runID}, nil
 }
 
-// applyFailed is the answer to an apply whose commit the store refused; the
-// board is loaded again, as after a run's (settle).
+// applyFailed is the answer to an apply whose commit the store refused
+// (p taken from the previews); the board is loaded again, as after a run's
+// (settle). A preview that may still apply is kept again.
 func (s *Server) applyFailed(lb *liveBoard, p *preview, err error) *httpError {
-	if errors.Is(err, ErrConflict) {
-		s.reload(lb)
+	s.reload(lb)
+	switch {
+	case errors.Is(err, ErrConflict):
+		s.previews.add(p) // to be discarded; it can never apply
 		return conflict("board %s changed since preview %s was made (another server committed to it): nothing was applied; preview the run again on the board as it is now",
 			quoteID(p.boardID), quoteID(p.id))
+	case errors.Is(err, ErrNotFound):
+		releaseAll([]*preview{p})
+		return notFound("board %s was deleted: preview %s was not applied", quoteID(p.boardID), quoteID(p.id))
 	}
 	s.log.Error("server: applying a preview failed", "board", lb.id, "preview", p.id, "err", err)
-	s.reload(lb)
-	herr := commitFailed(lb.id, err)
-	herr.err.Message = "preview " + quoteID(p.id) + " was not applied: " + herr.err.Message
-	return herr
+	s.previews.add(p)
+	if errors.Is(err, ErrUnavailable) {
+		return unavailable("preview %s was not applied: the board store cannot be reached now: apply it again shortly", quoteID(p.id))
+	}
+	return internal(fmt.Errorf("preview %s was not applied: the board store failed; the server's log has the details", quoteID(p.id)))
 }

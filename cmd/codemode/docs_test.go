@@ -38,8 +38,9 @@ package main
 //   - In expected output, a line "..." stands for any number of lines, none
 //     included, and values that differ from run to run match any value of
 //     their kind: the number of a JSON member whose name ends in "_ms" (a
-//     timing), an RFC 3339 time, a run id (run_ and 13 base-36 digits), and
-//     the server's epoch in an SSE event's "id: EPOCH-SEQ".
+//     timing), an RFC 3339 time, a run id (run_ and 13 base-36 digits), a
+//     preview id (pv_ and 26 base-32 digits), and the server's epoch in an
+//     SSE event's "id: EPOCH-SEQ".
 //
 // Each document runs in a fresh copy of the working tree (its tracked and
 // untracked files, not the ignored ones: no built command, no
@@ -809,12 +810,14 @@ func isElision(line string) bool { return strings.TrimSpace(line) == "..." }
 // the text before it (group 1) and the value (group 2): in a line shown, such
 // a value matches any value of its kind. They are the number of a JSON
 // member named *_ms (a timing), an RFC 3339 time (a board's "created", an
-// event's "time"), a run id, and the server's epoch in an SSE event's id
-// ("id: EPOCH-SEQ", the sequence number compared).
+// event's "time"), a run id, a preview id (pv_ and 26 base-32 digits), and
+// the server's epoch in an SSE event's id ("id: EPOCH-SEQ", the sequence
+// number compared).
 var varying = []*regexp.Regexp{
 	regexp.MustCompile(`("[A-Za-z0-9_]*_ms"\s*:\s*)(-?[0-9][0-9.eE+-]*)`),
 	regexp.MustCompile(`()(\b[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?(?:Z|[+-][0-9]{2}:[0-9]{2}))`),
 	regexp.MustCompile(`()(\brun_[0-9a-z]{13}\b)`),
+	regexp.MustCompile(`()(\bpv_[A-Z2-7]{26}\b)`),
 	regexp.MustCompile(`(^id: )([0-9a-z]+)-[0-9]+$`),
 }
 
@@ -823,6 +826,7 @@ var anyOf = []string{
 	`-?[0-9][0-9.eE+-]*`,
 	`[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?(?:Z|[+-][0-9]{2}:[0-9]{2})`,
 	`run_[0-9a-z]{13}`,
+	`pv_[A-Z2-7]{26}`,
 	`[0-9a-z]+`,
 }
 

@@ -54,6 +54,9 @@ func Run(t *testing.T, open Open) {
 	t.Run("WatchBoardMadeAgain", func(t *testing.T) { testWatchMadeAgain(t, open) })
 	t.Run("TryLock", func(t *testing.T) { testTryLock(t, open) })
 	t.Run("CancelOnAnother", func(t *testing.T) { testCancel(t, open) })
+	t.Run("PreviewOnAnother", func(t *testing.T) { testPreview(t, open) })
+	t.Run("PreviewOfABoardMadeAgain", func(t *testing.T) { testPreviewMadeAgain(t, open) })
+	t.Run("PreviewsOfAReplicaGone", func(t *testing.T) { testPreviewKeeperGone(t, open) })
 }
 
 // replica is one server of the cluster, served on a loopback port.
@@ -662,5 +665,169 @@ func testHolderDiesWatcherBack(t *testing.T, open Open) {
 			}
 			return
 		}
+	}
+}
+
+// previewed is what a preview run's answer says of its preview.
+type previewed struct {
+	PreviewID   string
+	RunID       string
+	BaseVersion float64
+}
+
+// previewOn runs batch (a request without "preview") on board id as a
+// preview on r, and returns the preview it made.
+func previewOn(t *testing.T, r *replica, id, batch string) previewed {
+	t.Helper()
+	body := strings.TrimSuffix(batch, "}") + `,"preview":true}`
+	var a struct{ Preview *previewed }
+	if err := json.Unmarshal(must(t, 200, "POST", r.url+"/v1/boards/"+id+"/batch", body), &a); err != nil || a.Preview == nil || a.Preview.PreviewID == "" {
+		t.Fatalf("a preview on %s: no preview in the answer (%v)", id, err)
+	}
+	return *a.Preview
+}
+
+// testPreview: a preview is kept by the replica that ran it, A, and used
+// from another, B: fetched, applied (once: every replica's watchers see
+// the apply and nothing of the preview before it, and every replica serves
+// the board it made), discarded, and refused once the board moved on B.
+func testPreview(t *testing.T, open Open) {
+	rs := start(t, open, 3, nil)
+	a, b := rs[0], rs[1]
+	must(t, 201, "POST", a.url+"/v1/boards", `{"id":"v"}`)
+	must(t, 200, "POST", a.url+"/v1/boards/v/batch", sticky("one"))
+	var sts []*stream
+	for _, r := range []*replica{a, b} {
+		st := watch(t, r, "v", "")
+		st.until("board")
+		sts = append(sts, st)
+	}
+	p := previewOn(t, a, "v", sticky("two"))
+	if p.BaseVersion != 2 {
+		t.Errorf("the preview's baseVersion: %v, want 2", p.BaseVersion)
+	}
+	url := func(r *replica, id string) string { return r.url + "/v1/boards/v/previews/" + id }
+	var got previewed
+	json.Unmarshal(must(t, 200, "GET", url(b, p.PreviewID), ""), &got)
+	if got != p {
+		t.Errorf("GET on B: %+v, want %+v", got, p)
+	}
+	var applied struct {
+		Version        float64
+		AppliedPreview string
+		RunID          string
+	}
+	json.Unmarshal(must(t, 200, "POST", url(b, p.PreviewID)+"/apply", ""), &applied)
+	if applied.Version != 3 || applied.AppliedPreview != p.PreviewID || applied.RunID != p.RunID {
+		t.Errorf("the apply on B answered %+v", applied)
+	}
+	for i, st := range sts {
+		// The first event since the watch began: the preview's own
+		// events went to its client only.
+		ev := st.next()
+		if ev.Type != "board" || !strings.Contains(ev.Data, `"appliedPreview":"`+p.PreviewID+`"`) ||
+			!strings.Contains(ev.Data, `"appliedRun":"`+p.RunID+`"`) || !strings.Contains(ev.Data, `"two"`) {
+			t.Errorf("watcher %d: first event %s %.300s", i, ev.Type, ev.Data)
+		}
+	}
+	for _, r := range rs {
+		eventually(t, func() bool {
+			v, txt := texts(t, r, "v")
+			return v == 3 && strings.Join(txt, ",") == "one,two"
+		}, "every replica serves the applied board")
+	}
+	for _, r := range rs {
+		must(t, 404, "POST", url(r, p.PreviewID)+"/apply", "")
+		must(t, 404, "GET", url(r, p.PreviewID), "")
+	}
+
+	// Discarded on B: gone on A.
+	p = previewOn(t, a, "v", sticky("discarded"))
+	must(t, 204, "DELETE", url(b, p.PreviewID), "")
+	for _, r := range []*replica{a, b} {
+		must(t, 404, "GET", url(r, p.PreviewID), "")
+		must(t, 404, "DELETE", url(r, p.PreviewID), "")
+	}
+
+	// Stale: B ran on the board since A's preview.
+	p = previewOn(t, a, "v", sticky("stale"))
+	must(t, 200, "POST", b.url+"/v1/boards/v/batch", sticky("three"))
+	for range 2 {
+		if status, body := call(t, "POST", url(b, p.PreviewID)+"/apply", ""); status != 409 || !strings.Contains(string(body), "nothing was applied") {
+			t.Errorf("a stale preview applied on B: %d %s", status, body)
+		}
+	}
+	for _, r := range rs {
+		eventually(t, func() bool {
+			v, txt := texts(t, r, "v")
+			return v == 4 && strings.Join(txt, ",") == "one,two,three"
+		}, "the board as B's run left it, everywhere")
+	}
+	must(t, 204, "DELETE", url(b, p.PreviewID), "") // a refused preview is still there to discard
+	for i, st := range sts {
+		if evs := st.until("run_end"); strings.Join(types(evs), " ") != "run_start tool_call_start tool_call_end run_end" {
+			t.Errorf("watcher %d after the stale preview and B's run: %q", i, types(evs))
+		}
+	}
+}
+
+// testPreviewMadeAgain: a preview of a board that was deleted on another
+// replica, and made again there up to the preview's version, is not applied
+// to the new board (it is another board's change): 404, the new board as
+// it was.
+func testPreviewMadeAgain(t *testing.T, open Open) {
+	rs := start(t, open, 2, nil)
+	a, b := rs[0], rs[1]
+	must(t, 201, "POST", a.url+"/v1/boards", `{"id":"m"}`)
+	must(t, 200, "POST", a.url+"/v1/boards/m/batch", sticky("old"))
+	p := previewOn(t, a, "m", sticky("previewed"))
+	must(t, 204, "DELETE", b.url+"/v1/boards/m", "")
+	must(t, 201, "POST", b.url+"/v1/boards", `{"id":"m"}`)
+	must(t, 200, "POST", b.url+"/v1/boards/m/batch", sticky("new"))
+	for _, r := range rs {
+		if status, body := call(t, "POST", r.url+"/v1/boards/m/previews/"+p.PreviewID+"/apply", ""); status != 404 {
+			t.Errorf("the old board's preview applied to the new on %s: %d %s", r.url, status, body)
+		}
+	}
+	for _, r := range rs {
+		if v, txt := texts(t, r, "m"); v != 2 || strings.Join(txt, ",") != "new" {
+			t.Errorf("the new board: version %v, %q", v, txt)
+		}
+	}
+}
+
+// testPreviewKeeperGone: previews go with the replica that keeps them: one
+// that dies (left the cluster) or shuts down leaves nothing to forward to,
+// and the others answer 404 at once, not 503 after a wait.
+func testPreviewKeeperGone(t *testing.T, open Open) {
+	rs := start(t, open, 3, nil)
+	a, b, c := rs[0], rs[1], rs[2]
+	must(t, 201, "POST", a.url+"/v1/boards", `{"id":"g"}`)
+	fromA := previewOn(t, a, "g", sticky("a"))
+	fromC := previewOn(t, c, "g", sticky("c"))
+	kill(a.m)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := c.s.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []previewed{fromA, fromC} {
+		url := b.url + "/v1/boards/g/previews/" + p.PreviewID
+		for _, m := range []string{"GET", "DELETE", "POST"} {
+			began := time.Now()
+			u := url
+			if m == "POST" {
+				u += "/apply"
+			}
+			if status, body := call(t, m, u, ""); status != 404 {
+				t.Errorf("%s of a gone replica's preview on B: %d %s", m, status, body)
+			}
+			if d := time.Since(began); d > 3*time.Second {
+				t.Errorf("%s of a gone replica's preview on B took %v", m, d)
+			}
+		}
+	}
+	if v, txt := texts(t, b, "g"); v != 1 || len(txt) != 0 {
+		t.Errorf("the board: version %v, %q", v, txt)
 	}
 }
