@@ -52,9 +52,10 @@ type configMsg struct {
 }
 
 type moduleMsg struct {
-	ID      uint64             `json:"id"`
-	Binary  []byte             `json:"binary"`
-	Options wasm.ModuleOptions `json:"options"`
+	ID       uint64             `json:"id"`
+	Binary   []byte             `json:"binary"`
+	Prepared bool               `json:"prepared,omitempty"` // Binary is what wasm.Runtime.Prepare made
+	Options  wasm.ModuleOptions `json:"options"`
 }
 
 type runMsg struct {

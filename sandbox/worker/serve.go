@@ -277,8 +277,9 @@ func (w *server) loadModule(m *moduleMsg) error {
 		w.modules = make(map[uint64]*wasm.Module)
 	}
 	if w.rt == nil {
-		// The host compiled each module before sending it (wasmtool does),
-		// so the worker reads entries and leaves bounding the cache to it.
+		// The host prepared (and, on a miss, compiled) each module before
+		// sending it (wasmtool does), so the worker reads entries and leaves
+		// bounding the cache to it.
 		rt, err := wasm.NewRuntime(context.Background(), wasm.Config{CacheDir: w.wasmCache, CacheMaxBytes: -1})
 		if err != nil { // an unusable cache is no reason to fail
 			if rt, err = wasm.NewRuntime(context.Background(), wasm.Config{}); err != nil {
@@ -287,7 +288,13 @@ func (w *server) loadModule(m *moduleMsg) error {
 		}
 		w.rt = rt
 	}
-	mod, err := w.rt.Compile(context.Background(), m.Binary, m.Options)
+	var mod *wasm.Module
+	var err error
+	if m.Prepared {
+		mod, err = w.rt.CompilePrepared(context.Background(), wasm.Prepared{Binary: m.Binary}, m.Options)
+	} else {
+		mod, err = w.rt.Compile(context.Background(), m.Binary, m.Options)
+	}
 	if err != nil {
 		return err
 	}
