@@ -1,6 +1,7 @@
 package wasmtool
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -20,8 +21,15 @@ import (
 // Loader turns WASM modules and their manifests into engine tools. The tools
 // stay usable until Close; one Loader serves any number of tools.
 type Loader struct {
-	rt      *wasm.Runtime
-	workers *worker.Pool
+	cfg     wasm.Config
+	workers func() (*worker.Pool, error) // nil: calls run in this process
+
+	// The runtime is made at the first compile: a process whose tools are
+	// never called makes none (≈ 1 ms: wazero's runtime and the WASI
+	// functions).
+	rtOnce sync.Once
+	rt     *wasm.Runtime
+	rtErr  error
 
 	mu      sync.Mutex
 	closed  bool
@@ -46,16 +54,31 @@ type Options struct {
 	// rewritten, or read from the cache; compiled once on a miss), and
 	// compiled by each worker at the first call it runs.
 	Workers *worker.Pool
+	// WorkersFunc, if set instead of Workers, gives the pool when a
+	// module is first needed, so that a program whose tools are never
+	// called starts no worker for them. It is called at each tool's first
+	// call (make it return one pool); an error fails that call.
+	WorkersFunc func() (*worker.Pool, error)
 }
 
-// NewLoader makes a Loader. Its error is an *engine.Error (bad_request): the
+// NewLoader makes a Loader, and trims its cache directory (see
+// Options.CacheMaxBytes). Its error is an *engine.Error (bad_request): the
 // cache directory cannot be used.
 func NewLoader(ctx context.Context, opts Options) (*Loader, error) {
-	rt, err := wasm.NewRuntime(ctx, wasm.Config{CacheDir: opts.CacheDir, CacheMaxBytes: opts.CacheMaxBytes})
-	if err != nil {
-		return nil, engine.WrapError(engine.CodeBadRequest, err)
+	cfg := wasm.Config{CacheDir: opts.CacheDir, CacheMaxBytes: opts.CacheMaxBytes}
+	if cfg.CacheDir != "" {
+		if err := wasm.CheckCacheDir(cfg.CacheDir); err != nil {
+			return nil, engine.WrapError(engine.CodeBadRequest, err)
+		}
+		if cfg.CacheMaxBytes >= 0 {
+			_, _ = wasm.TrimCache(cfg.CacheDir, cmp.Or(cfg.CacheMaxBytes, wasm.DefaultCacheMaxBytes)) // best effort, as the runtime's
+		}
 	}
-	return &Loader{rt: rt, workers: opts.Workers}, nil
+	l := &Loader{cfg: cfg, workers: opts.WorkersFunc}
+	if opts.Workers != nil {
+		l.workers = func() (*worker.Pool, error) { return opts.Workers, nil }
+	}
+	return l, nil
 }
 
 // Close stops the calls still running (they fail with canceled), waits for
@@ -76,8 +99,10 @@ func (l *Loader) Close(ctx context.Context) error {
 	case <-ctx.Done():
 		return fmt.Errorf("wasmtool: closing the loader: modules still compiling: %w", ctx.Err())
 	}
-	if err := l.rt.Close(ctx); err != nil {
-		return err
+	if l.rt != nil { // no load runs any more: rt is set or never will be
+		if err := l.rt.Close(ctx); err != nil {
+			return err
+		}
 	}
 	l.mu.Lock()
 	mods := l.modules
@@ -359,12 +384,20 @@ func (z *lazyModule) load() (mod caller, werr *wasm.Error) {
 		}
 	}()
 	ctx := context.Background()
+	l.rtOnce.Do(func() { l.rt, l.rtErr = wasm.NewRuntime(ctx, l.cfg) })
+	if l.rtErr != nil {
+		return nil, z.loadError(l.rtErr)
+	}
 	if l.workers != nil {
+		pool, err := l.workers()
+		if err != nil {
+			return nil, &wasm.Error{Code: wasm.CodeToolError, Message: fmt.Sprintf("tool %q cannot run: %v", z.opts.Name, err)}
+		}
 		p, err := l.rt.Prepare(ctx, z.src)
 		if err != nil {
 			return nil, z.loadError(err)
 		}
-		remote, err := l.workers.PreparedModule(p, z.opts)
+		remote, err := pool.PreparedModule(p, z.opts)
 		if err != nil {
 			return nil, z.loadError(err)
 		}

@@ -77,6 +77,22 @@ func NewRuntime(ctx context.Context, cfg Config) (*Runtime, error) {
 	return r, nil
 }
 
+// CheckCacheDir checks, as NewRuntime does, that dir can be a compilation
+// cache (Config.CacheDir): a directory, made if missing. A host that makes
+// its Runtime only when it first needs one (wasmtool's Loader) reports an
+// unusable directory at its start with it.
+func CheckCacheDir(dir string) error {
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return fmt.Errorf("wasm: compilation cache %s: not a directory", dir)
+	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("wasm: compilation cache %s: %w", dir, err)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("wasm: compilation cache %s: %w", dir, err)
+	}
+	return nil
+}
+
 // trimCache bounds the cache directory, if there is one. It is best effort:
 // a cache that cannot be trimmed still works.
 func (r *Runtime) trimCache() {
