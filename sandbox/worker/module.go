@@ -45,7 +45,7 @@ func (p *Pool) PreparedModule(prepared wasm.Prepared, opts wasm.ModuleOptions) (
 
 func (p *Pool) module(msg moduleMsg) (*Module, error) {
 	msg.ID = moduleIDs.Add(1)
-	load, err := json.Marshal(msg)
+	load, err := encodeModule(msg)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
 	"sync"
@@ -232,8 +233,8 @@ func (w *server) serve() error {
 		case kindCancel:
 			w.cancelJob()
 		case kindModule:
-			var m moduleMsg
-			if err := json.Unmarshal(body, &m); err != nil {
+			m, err := decodeModule(body)
+			if err != nil {
 				return err
 			}
 			var why []byte
@@ -287,6 +288,14 @@ func (w *server) loadModule(m *moduleMsg) error {
 			}
 		}
 		w.rt = rt
+	}
+	// A worker runs on one processor (limits_unix.go), but compiling a
+	// Go tool is tens of milliseconds of wazero's validation and loading,
+	// with a heap growing by tens of megabytes: let the collector work on
+	// the other processors meanwhile. Nothing else runs in the worker
+	// during a load.
+	if n := runtime.NumCPU(); n > 1 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(n))
 	}
 	var mod *wasm.Module
 	var err error
