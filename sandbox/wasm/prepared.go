@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -22,6 +23,7 @@ type Source struct {
 	// means unknown, and the bytes are read to hash them. It keys the cache
 	// of prepared modules, so a wrong Hash finds another module's entry:
 	// give it only from a source you trust as much as the program itself.
+	// (On a miss the bytes are read and checked against it.)
 	Hash [32]byte
 	// Read returns the module's bytes.
 	Read func() ([]byte, error)
@@ -92,6 +94,12 @@ func (r *Runtime) prepare(ctx context.Context, src Source) (Prepared, wazero.Com
 		b, err := src.Read()
 		if err != nil {
 			return Prepared{}, nil, err
+		}
+		// A miss costs a compile, seconds for a Go tool: checking the hash
+		// it will be kept under costs nothing by comparison, and a wrong one
+		// would leave this module's entry where another's is looked for.
+		if r.cacheDir != "" && sha256.Sum256(b) != key {
+			return Prepared{}, nil, errors.New("the module's bytes do not match the hash given for them")
 		}
 		binary = b
 	}

@@ -178,3 +178,18 @@ func TestPreparedPinned(t *testing.T) {
 		t.Errorf("Prepare of testdata/wasm/fib.wasm has SHA-256 %x (version %s), pinned %s: if a rewrite changed, bump preparedVersion and pin the new hash with it", sum, preparedVersion, want)
 	}
 }
+
+// A module whose bytes do not match the hash given for them is refused on a
+// miss, and nothing is kept under that hash.
+func TestPreparedWrongHash(t *testing.T) {
+	dir := t.TempDir()
+	wrong := sha256.Sum256([]byte("another module"))
+	src := Source{Hash: wrong, Read: func() ([]byte, error) { return fixture(t, "echo"), nil }}
+	_, err := cachedRuntime(t, dir).CompileSource(context.Background(), src, ModuleOptions{Name: "echo"})
+	if err == nil || !strings.Contains(err.Error(), "do not match the hash") {
+		t.Errorf("got %v, want the mismatch", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, preparedVersion, hex.EncodeToString(wrong[:]))); err == nil {
+		t.Error("an entry was kept under the wrong hash")
+	}
+}
