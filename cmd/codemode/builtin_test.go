@@ -18,7 +18,7 @@ func TestBatchStartsWorkersAtItsFirstWasmCall(t *testing.T) {
 		t.Skip("compiles graph.layout")
 	}
 	cache := t.TempDir()
-	o := options{wasmCache: cache}
+	o := options{wasmCache: cache, config: slowCompiles(t)}
 	s, err := openSession(&o, "batch")
 	defer s.close()
 	if err != nil {

@@ -42,6 +42,16 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// slowCompiles is a --config for runs whose first WASM call compiles a Go
+// tool cold: that takes seconds, and over a minute under the race
+// detector, all of it inside the call (a module is compiled at its first
+// call), past the default call and script timeouts.
+func slowCompiles(t *testing.T) string {
+	t.Helper()
+	return writeFile(t, filepath.Join(t.TempDir(), "slow.json"),
+		`{"limits": {"callTimeout": "10m", "batchTimeout": "10m"}, "script": {"timeout": "10m"}}`)
+}
+
 func builtTools(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
@@ -58,7 +68,7 @@ func builtTools(t *testing.T) string {
 // built in: with no flag but a cache of its own, every box inside the frame,
 // none overlapping, edges flowing down except the one that closes the loop.
 func TestExampleGraph(t *testing.T) {
-	checkExampleGraph(t, "--wasm-cache", t.TempDir())
+	checkExampleGraph(t, "--wasm-cache", t.TempDir(), "--config", slowCompiles(t))
 }
 
 // A --wasm-dir tool of a built-in tool's name replaces it: tools lists the
@@ -71,7 +81,7 @@ func TestWasmDirReplacesBuiltin(t *testing.T) {
 		!regexp.MustCompile(`(?m)^text\.cluster\s+read-only\s+`+regexp.QuoteMeta(filepath.Join(tools, "cluster.tool.json"))+`\s`).MatchString(out) {
 		t.Errorf("tools --wasm-dir: exit %d, stderr %q; want graph.layout from %s:\n%s", code, errs, manifest, out)
 	}
-	checkExampleGraph(t, "--wasm-dir", tools, "--wasm-cache", t.TempDir())
+	checkExampleGraph(t, "--wasm-dir", tools, "--wasm-cache", t.TempDir(), "--config", slowCompiles(t))
 }
 
 // Without the built-in tools, graph.ts fails at its first call, and
@@ -142,7 +152,7 @@ func TestExampleAffinity(t *testing.T) {
 			Notes        int
 		}
 	}
-	res := runExample(t, "affinity.ts", board, &got, "--wasm-cache", t.TempDir())
+	res := runExample(t, "affinity.ts", board, &got, "--wasm-cache", t.TempDir(), "--config", slowCompiles(t))
 	if len(got.Groups) == 0 {
 		t.Fatalf("no groups: %s", res.Result)
 	}
