@@ -119,9 +119,10 @@ func (l *Loader) Close(ctx context.Context) error {
 // starts with manifestPath and names every problem of the manifest, or that
 // its module is not a regular file within MaxModuleBytes, or that a mount's
 // directory is missing. The module itself is read and compiled at the
-// tool's first call (see the package's documentation): a module that does
-// not compile, or is not of the kind "pure" says, fails that call and every
-// later one with tool_error.
+// tool's first call (see the package's documentation), so the file must
+// still be there then: a module that is gone, does not compile, or is not
+// of the kind "pure" says, fails that call and every later one with
+// tool_error.
 func (l *Loader) Load(ctx context.Context, manifestPath string) (engine.Tool, error) {
 	t, err := l.load(ctx, manifestPath)
 	if err != nil {
