@@ -25,17 +25,21 @@ func Tools(ctx context.Context, cacheDir string) (tools []engine.Tool, release f
 	if err != nil {
 		return nil, nil, err
 	}
-	// The loader reads the module into memory: the build is not needed
-	// after loading.
-	defer os.RemoveAll(built)
+	// The loader reads a module at its tool's first call: the build stays
+	// until release.
 	if _, err := wasmbuild.Build(ctx, built); err != nil {
+		os.RemoveAll(built)
 		return nil, nil, fmt.Errorf("scenarios: building the WASM tools: %w", err)
 	}
 	loader, err := wasmtool.NewLoader(ctx, wasmtool.Options{CacheDir: cacheDir})
 	if err != nil {
+		os.RemoveAll(built)
 		return nil, nil, fmt.Errorf("scenarios: %w", err)
 	}
-	release = func() { loader.Close(context.Background()) }
+	release = func() {
+		loader.Close(context.Background())
+		os.RemoveAll(built)
+	}
 	layout, err := loader.Load(ctx, filepath.Join(built, "layout.tool.json"))
 	if err != nil {
 		release()

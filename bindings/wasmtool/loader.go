@@ -1,6 +1,7 @@
 package wasmtool
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -20,10 +21,19 @@ import (
 // Loader turns WASM modules and their manifests into engine tools. The tools
 // stay usable until Close; one Loader serves any number of tools.
 type Loader struct {
-	rt      *wasm.Runtime
-	workers *worker.Pool
+	cfg     wasm.Config
+	workers func() (*worker.Pool, error) // nil: calls run in this process
+
+	// The runtime is made at the first compile: a process whose tools are
+	// never called makes none (≈ 1 ms: wazero's runtime and the WASI
+	// functions).
+	rtOnce sync.Once
+	rt     *wasm.Runtime
+	rtErr  error
 
 	mu      sync.Mutex
+	closed  bool
+	loads   sync.WaitGroup // modules being compiled, at their first call
 	modules []*wasm.Module
 }
 
@@ -40,27 +50,59 @@ type Options struct {
 	CacheMaxBytes int64
 	// Workers, if set, runs the tools' calls in the pool's worker processes
 	// instead of this one (give the pool the same CacheDir as WasmCacheDir).
-	// Modules are still compiled here once, so that a broken one is reported
-	// at load.
+	// A module is prepared here at its tool's first call (checked and
+	// rewritten, or read from the cache; compiled once on a miss), and
+	// compiled by each worker at the first call it runs.
 	Workers *worker.Pool
+	// WorkersFunc, if set instead of Workers, gives the pool when a
+	// module is first needed, so that a program whose tools are never
+	// called starts no worker for them. It is called at each tool's first
+	// call (make it return one pool); an error fails that call.
+	WorkersFunc func() (*worker.Pool, error)
 }
 
-// NewLoader makes a Loader. Its error is an *engine.Error (bad_request): the
+// NewLoader makes a Loader, and trims its cache directory (see
+// Options.CacheMaxBytes). Its error is an *engine.Error (bad_request): the
 // cache directory cannot be used.
 func NewLoader(ctx context.Context, opts Options) (*Loader, error) {
-	rt, err := wasm.NewRuntime(ctx, wasm.Config{CacheDir: opts.CacheDir, CacheMaxBytes: opts.CacheMaxBytes})
-	if err != nil {
-		return nil, engine.WrapError(engine.CodeBadRequest, err)
+	cfg := wasm.Config{CacheDir: opts.CacheDir, CacheMaxBytes: opts.CacheMaxBytes}
+	if cfg.CacheDir != "" {
+		if err := wasm.CheckCacheDir(cfg.CacheDir); err != nil {
+			return nil, engine.WrapError(engine.CodeBadRequest, err)
+		}
+		if cfg.CacheMaxBytes >= 0 {
+			_, _ = wasm.TrimCache(cfg.CacheDir, cmp.Or(cfg.CacheMaxBytes, wasm.DefaultCacheMaxBytes)) // best effort, as the runtime's
+		}
 	}
-	return &Loader{rt: rt, workers: opts.Workers}, nil
+	l := &Loader{cfg: cfg, workers: opts.WorkersFunc}
+	if opts.Workers != nil {
+		l.workers = func() (*worker.Pool, error) { return opts.Workers, nil }
+	}
+	return l, nil
 }
 
 // Close stops the calls still running (they fail with canceled), waits for
-// them, and releases every module loaded; the tools fail from then on. If
-// ctx ends first, nothing is released (see wasm.Runtime.Close).
+// them and for modules being compiled, and releases every module loaded;
+// the tools fail from then on. If ctx ends first, nothing is released (see
+// wasm.Runtime.Close).
 func (l *Loader) Close(ctx context.Context) error {
-	if err := l.rt.Close(ctx); err != nil {
-		return err
+	l.mu.Lock()
+	l.closed = true
+	l.mu.Unlock()
+	loaded := make(chan struct{})
+	go func() {
+		l.loads.Wait()
+		close(loaded)
+	}()
+	select {
+	case <-loaded:
+	case <-ctx.Done():
+		return fmt.Errorf("wasmtool: closing the loader: modules still compiling: %w", ctx.Err())
+	}
+	if l.rt != nil { // no load runs any more: rt is set or never will be
+		if err := l.rt.Close(ctx); err != nil {
+			return err
+		}
 	}
 	l.mu.Lock()
 	mods := l.modules
@@ -72,10 +114,15 @@ func (l *Loader) Close(ctx context.Context) error {
 	return nil
 }
 
-// Load reads a manifest (NAME.tool.json), compiles the module it names and
-// returns the tool, whose Origin is manifestPath. Its error is an
-// *engine.Error (bad_request) whose message starts with manifestPath and
-// names every problem of the manifest, or the module's.
+// Load reads a manifest (NAME.tool.json) and returns the tool, whose Origin
+// is manifestPath. Its error is an *engine.Error (bad_request) whose message
+// starts with manifestPath and names every problem of the manifest, or that
+// its module is not a regular file within MaxModuleBytes, or that a mount's
+// directory is missing. The module itself is read and compiled at the
+// tool's first call (see the package's documentation), so the file must
+// still be there then: a module that is gone, does not compile, or is not
+// of the kind "pure" says, fails that call and every later one with
+// tool_error.
 func (l *Loader) Load(ctx context.Context, manifestPath string) (engine.Tool, error) {
 	t, err := l.load(ctx, manifestPath)
 	if err != nil {
@@ -102,11 +149,10 @@ func (e fileError) Error() string {
 
 func (e fileError) Unwrap() error { return e.err }
 
-// LoadDir loads every *.tool.json in dir (not in subdirectories), compiling
-// the modules in parallel, and returns the tools sorted by name, each with
+// LoadDir loads every *.tool.json in dir (not in subdirectories) and returns the tools sorted by name, each with
 // its manifest's path (dir joined with the file's name) as Origin. Its error
-// is one *engine.Error (bad_request) naming every broken manifest or module,
-// one line each; a directory without manifests is an error too.
+// is one *engine.Error (bad_request) naming every broken manifest, one line
+// each; a directory without manifests is an error too.
 func (l *Loader) LoadDir(ctx context.Context, dir string) ([]engine.Tool, error) {
 	entries, err := os.ReadDir(dir) // sorted; and unlike a glob, any directory name works
 	if err != nil {
@@ -194,15 +240,61 @@ func (l *Loader) load(ctx context.Context, manifestPath string) (engine.Tool, er
 	if err != nil {
 		return engine.Tool{}, err
 	}
-	binary, err := readRegular(m.Module, MaxModuleBytes)
-	if err != nil {
+	// What is cheap to check now is checked now; the module's contents
+	// wait for the first call.
+	if err := checkRegular(m.Module, MaxModuleBytes); err != nil {
 		return engine.Tool{}, fmt.Errorf("module: %w", err)
 	}
+	for _, mt := range m.Mounts {
+		if fi, err := os.Stat(mt.Host); err != nil {
+			return engine.Tool{}, fmt.Errorf("mount %q: %w", mt.Guest, err)
+		} else if !fi.IsDir() {
+			return engine.Tool{}, fmt.Errorf("mount %q: %s is not a directory", mt.Guest, mt.Host)
+		}
+	}
+	src := wasm.Source{Read: func() ([]byte, error) { return readRegular(m.Module, MaxModuleBytes) }}
+	return m.tool(l.lazy(m, manifestPath, src)), nil
+}
+
+// Embedded is a tool whose manifest and module are inside the program
+// (tools/wasm/builtin's are).
+type Embedded struct {
+	// Manifest is the tool's manifest, as in a NAME.tool.json; its
+	// "module" is ignored, and it may not mount directories.
+	Manifest []byte
+	// Origin is where the tool comes from, for messages and listings
+	// ("built-in WASM").
+	Origin string
+	// Module is the module, read (decompressed, say) at the first call of
+	// the tool whose prepared module is not in the cache.
+	Module wasm.Source
+}
+
+// LoadEmbedded returns the tool of an embedded manifest and module, whose
+// Origin is e.Origin. Like Load, it reads nothing of the module: it is
+// compiled at the tool's first call. Its error is an *engine.Error
+// (bad_request) naming the manifest's problems after e.Origin.
+func (l *Loader) LoadEmbedded(ctx context.Context, e Embedded) (engine.Tool, error) {
+	m, err := ParseManifest(e.Manifest, "", "embedded"+ManifestSuffix)
+	if err == nil && len(m.Mounts) > 0 {
+		err = errors.New("an embedded tool cannot mount directories")
+	}
+	if err != nil {
+		return engine.Tool{}, engine.WrapError(engine.CodeBadRequest, fileError{e.Origin, err})
+	}
+	m.Module = m.Name
+	t := m.tool(l.lazy(m, e.Origin, e.Module))
+	t.Origin = e.Origin
+	return t, nil
+}
+
+// lazy is the module of manifest m, from src, compiled at its first call.
+func (l *Loader) lazy(m Manifest, origin string, src wasm.Source) *lazyModule {
 	mounts := make([]wasm.Mount, len(m.Mounts))
 	for i, mt := range m.Mounts {
 		mounts[i] = wasm.Mount{HostDir: mt.Host, GuestPath: mt.Guest}
 	}
-	opts := wasm.ModuleOptions{
+	return &lazyModule{l: l, origin: origin, module: m.Module, src: src, opts: wasm.ModuleOptions{
 		Name: m.Name,
 		Limits: wasm.Limits{
 			MemoryBytes:    int64(m.Memory),
@@ -211,23 +303,125 @@ func (l *Loader) load(ctx context.Context, manifestPath string) (engine.Tool, er
 		},
 		Mounts: mounts,
 		Pooled: m.Pure,
-	}
-	mod, err := l.rt.Compile(ctx, binary, opts)
+	}}
+}
+
+// lazyModule is a tool's module, read and compiled at the tool's first call,
+// once: calls that come while it compiles wait for it (or for their
+// context). Loading it costs nothing before then — a process that never
+// calls the tool never reads its module — and the cost of its first call is
+// what wasm.Runtime.Prepare and Compile say (mostly wazero's: from a warm
+// cache, it validates every function before it looks the code up).
+//
+// A module that fails to load fails its first call and every later one
+// with the same tool_error: the same bytes would fail the same way, and a
+// broken module compiled again at each call would make every call cost
+// what its compile costs. The process must start again to try a fixed one.
+type lazyModule struct {
+	l      *Loader
+	origin string // the manifest's path, or the embedded tool's Origin
+	module string // the module's path, for messages
+	src    wasm.Source
+	opts   wasm.ModuleOptions
+
+	mu   sync.Mutex
+	done chan struct{} // closed once mod or err is set; nil before the first call
+	mod  caller
+	err  *wasm.Error
+}
+
+func (z *lazyModule) Call(ctx context.Context, args []byte) (json.RawMessage, *wasm.Error) {
+	mod, err := z.get(ctx)
 	if err != nil {
-		return engine.Tool{}, moduleError(m.Module, err)
+		return nil, err
+	}
+	return mod.Call(ctx, args)
+}
+
+// get returns the compiled module, compiling it if this is the first call.
+// The compile is the tool's, not the first caller's: it runs to its end
+// even if that caller's context ends meanwhile (the engine's timeout still
+// answers the call), so that the next call finds it done.
+func (z *lazyModule) get(ctx context.Context) (caller, *wasm.Error) {
+	z.mu.Lock()
+	if z.done == nil {
+		done := make(chan struct{})
+		z.done = done
+		z.mu.Unlock()
+		mod, err := z.load()
+		z.mod, z.err = mod, err // read by others only after done is closed
+		close(done)
+		return mod, err
+	}
+	done := z.done
+	z.mu.Unlock()
+	select {
+	case <-done:
+		return z.mod, z.err
+	case <-ctx.Done():
+		code, verb := wasm.CodeCanceled, "canceled"
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			code, verb = wasm.CodeTimeout, "timed out"
+		}
+		return nil, &wasm.Error{Code: code, Message: fmt.Sprintf("tool %q %s while its module was being compiled for its first call", z.opts.Name, verb)}
+	}
+}
+
+// load reads, prepares and compiles the module; its error is the message
+// every call of the tool fails with from then on.
+func (z *lazyModule) load() (mod caller, werr *wasm.Error) {
+	l := z.l
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		return nil, &wasm.Error{Code: wasm.CodeCanceled, Message: fmt.Sprintf("tool %q was stopped: its loader was closed", z.opts.Name)}
+	}
+	l.loads.Add(1)
+	l.mu.Unlock()
+	defer l.loads.Done()
+	defer func() {
+		if p := recover(); p != nil { // never expected; a crash of the process would be worse
+			mod, werr = nil, z.loadError(fmt.Errorf("loading it failed: %v", p))
+		}
+	}()
+	ctx := context.Background()
+	l.rtOnce.Do(func() { l.rt, l.rtErr = wasm.NewRuntime(ctx, l.cfg) })
+	if l.rtErr != nil {
+		return nil, z.loadError(l.rtErr)
 	}
 	if l.workers != nil {
-		mod.Close(ctx) // it compiled: the workers run it
-		remote, err := l.workers.Module(binary, opts)
+		pool, err := l.workers()
 		if err != nil {
-			return engine.Tool{}, moduleError(m.Module, err)
+			return nil, &wasm.Error{Code: wasm.CodeToolError, Message: fmt.Sprintf("tool %q cannot run: %v", z.opts.Name, err)}
 		}
-		return m.tool(remote), nil
+		p, err := l.rt.Prepare(ctx, z.src)
+		if err != nil {
+			return nil, z.loadError(err)
+		}
+		remote, err := pool.PreparedModule(p, z.opts)
+		if err != nil {
+			return nil, z.loadError(err)
+		}
+		return remote, nil
+	}
+	m, err := l.rt.CompileSource(ctx, z.src, z.opts)
+	if err != nil {
+		return nil, z.loadError(err)
 	}
 	l.mu.Lock()
-	l.modules = append(l.modules, mod)
-	l.mu.Unlock()
-	return m.tool(mod), nil
+	defer l.mu.Unlock()
+	if l.closed { // cannot happen while Close waits for loads; kept for safety
+		m.Close(ctx)
+		return nil, &wasm.Error{Code: wasm.CodeCanceled, Message: fmt.Sprintf("tool %q was stopped: its loader was closed", z.opts.Name)}
+	}
+	l.modules = append(l.modules, m)
+	return m, nil
+}
+
+// loadError is a module's failure to load as its calls report it: the
+// manifest (or embedded origin) and the module, then what is wrong.
+func (z *lazyModule) loadError(err error) *wasm.Error {
+	return &wasm.Error{Code: wasm.CodeToolError, Message: fmt.Sprintf("tool %q cannot be loaded: %s", z.opts.Name, fileError{z.origin, moduleError(z.module, err)})}
 }
 
 // moduleError names the module that failed to compile and, when its kind

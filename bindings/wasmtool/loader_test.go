@@ -77,7 +77,10 @@ func TestLoadDir(t *testing.T) {
 	}
 }
 
-// Every broken tool of a directory is reported at once, naming its file.
+// Every broken manifest of a directory is reported at once, naming its
+// file: what a manifest says wrong, a missing module, a missing mount. A
+// module that is there but broken (here a command declared pure) is found
+// at its tool's first call, which fails naming the manifest and the module.
 func TestLoadDirErrors(t *testing.T) {
 	dir := t.TempDir()
 	writeTool(t, dir, "a.tool.json", fixtureManifest("same", "echo", ""))
@@ -103,9 +106,8 @@ func TestLoadDirErrors(t *testing.T) {
 	}
 	want := []string{
 		filepath.Join(dir, "b.tool.json") + `: tool "same" is also defined by ` + filepath.Join(dir, "a.tool.json"),
-		filepath.Join(dir, "c.tool.json") + ": echo.wasm: module is a WASI command (it exports _start)",
 		filepath.Join(dir, "d.tool.json") + ": module: open " + filepath.Join(dir, "d.wasm"),
-		filepath.Join(dir, "e.tool.json") + `: echo.wasm: mount "/data"`,
+		filepath.Join(dir, "e.tool.json") + `: mount "/data": stat ` + filepath.Join(dir, "nope"),
 	}
 	if len(lines) != len(want) {
 		t.Fatalf("%d lines, want one per broken manifest:\n%s", len(lines), e.Message)
@@ -117,6 +119,15 @@ func TestLoadDirErrors(t *testing.T) {
 	}
 	if !errors.Is(err, fs.ErrNotExist) {
 		t.Error("the error does not unwrap to the missing module's")
+	}
+	tool, err := newLoader(t).Load(context.Background(), filepath.Join(dir, "c.tool.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = tool.Handler(context.Background(), []byte(`{}`))
+	want1 := `tool "c" cannot be loaded: ` + filepath.Join(dir, "c.tool.json") + ": echo.wasm: module is a WASI command (it exports _start)"
+	if e := engine.AsError(err, ""); e == nil || e.Code != engine.CodeToolError || !strings.HasPrefix(e.Message, want1) {
+		t.Errorf("first call of c: %v, want tool_error starting %q", err, want1)
 	}
 }
 
@@ -173,24 +184,34 @@ func TestLoadOriginAndErrors(t *testing.T) {
 	}
 }
 
-// A manifest's "pure" must match its module's kind, or loading stops with
-// both ways out: a command (it exports _start; here one that, like Go's
-// command build, crashes when its export is called without _start) cannot be
-// pooled, and a reactor cannot run a fresh instance per call.
+// A manifest's "pure" must match its module's kind, or the tool's calls
+// fail with both ways out (the module is compiled at the first call, so
+// that is when it is found): a command (it exports _start; here one that,
+// like Go's command build, crashes when its export is called without
+// _start) cannot be pooled, and a reactor cannot run a fresh instance per
+// call.
 func TestPureMatchesModuleKind(t *testing.T) {
 	dir := t.TempDir()
+	call := func(manifest string) error {
+		tool, err := newLoader(t).Load(context.Background(), filepath.Join(dir, manifest))
+		if err != nil {
+			t.Fatalf("%s: %v (the module is not compiled yet: only the manifest can fail)", manifest, err)
+		}
+		_, err = tool.Handler(context.Background(), []byte(`{}`))
+		return err
+	}
 	writeTool(t, dir, "cmd.tool.json", fixtureManifest("fx.cmd", "command_call", `, "pure": true`))
-	_, err := newLoader(t).Load(context.Background(), filepath.Join(dir, "cmd.tool.json"))
+	err := call("cmd.tool.json")
 	if err == nil || !strings.Contains(err.Error(), "cmd.tool.json: command_call.wasm: module is a WASI command (it exports _start)") ||
 		!strings.Contains(err.Error(), "-buildmode=c-shared") || !strings.Contains(err.Error(), `or set "pure": false to run it as a command`) {
 		t.Errorf("a command declared pure: %v", err)
 	}
 	writeTool(t, dir, "cmd.tool.json", fixtureManifest("fx.cmd", "command_call", `, "pure": false`))
-	if _, err := newLoader(t).Load(context.Background(), filepath.Join(dir, "cmd.tool.json")); err != nil {
+	if err := call("cmd.tool.json"); err != nil {
 		t.Errorf("the same command not pure: %v", err)
 	}
 	writeTool(t, dir, "re.tool.json", fixtureManifest("fx.re", "reactor_echo", ""))
-	_, err = newLoader(t).Load(context.Background(), filepath.Join(dir, "re.tool.json"))
+	err = call("re.tool.json")
 	if err == nil || !strings.Contains(err.Error(), "re.tool.json: reactor_echo.wasm: module is a WASI reactor") ||
 		!strings.Contains(err.Error(), "without -buildmode=c-shared") || !strings.Contains(err.Error(), `set "pure": true to run it pooled`) {
 		t.Errorf("a reactor not declared pure: %v", err)

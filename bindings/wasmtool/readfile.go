@@ -19,21 +19,11 @@ const (
 // read forever. The open does not block (non-blocking where the system
 // has it), and the read stops one byte past max.
 func readRegular(path string, max int64) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|nonBlock, 0)
+	f, err := openRegular(path, max)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file (%s)", path, kind(fi.Mode()))
-	}
-	if fi.Size() > max {
-		return nil, fmt.Errorf("%s is %d bytes, over the limit of %d", path, fi.Size(), max)
-	}
 	data, err := io.ReadAll(io.LimitReader(f, max+1))
 	if err != nil {
 		return nil, err
@@ -42,6 +32,38 @@ func readRegular(path string, max int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s is over the limit of %d bytes", path, max)
 	}
 	return data, nil
+}
+
+// checkRegular checks, without reading it, that path is a regular file of
+// at most max bytes, as readRegular will read it.
+func checkRegular(path string, max int64) error {
+	f, err := openRegular(path, max)
+	if err == nil {
+		f.Close()
+	}
+	return err
+}
+
+// openRegular opens path without blocking and checks that it is a regular
+// file of at most max bytes.
+func openRegular(path string, max int64) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|nonBlock, 0)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+	case !fi.Mode().IsRegular():
+		err = fmt.Errorf("%s is not a regular file (%s)", path, kind(fi.Mode()))
+	case fi.Size() > max:
+		err = fmt.Errorf("%s is %d bytes, over the limit of %d", path, fi.Size(), max)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }
 
 func kind(m os.FileMode) string {

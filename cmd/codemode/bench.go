@@ -95,29 +95,34 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 // benchEngine is the engine the runs use: the session's set-up (--config,
 // the runner, the --wasm-dir tools) over the scenarios' tools — the
 // whiteboard's, working on each run's board, and graph.layout when a
-// scenario to run needs it (scenarios.Tools builds it with the go command,
-// so only then). A tool of the same name from --wasm-dir takes the place of
-// the scenarios' own. When the scenarios' tools cannot be made (no go
-// command beside an installed codemode), stderr says so and the runs go on
-// with the whiteboard's: those that need more fail, saying which tool they
-// lacked.
+// scenario to run needs it: the built-in one, or with --no-builtin-wasm
+// one scenarios.Tools builds with the go command (so only then). A tool of
+// the same name from --wasm-dir takes the place of the scenarios' own.
+// When the scenarios' tools cannot be made (no go command beside an
+// installed codemode), stderr says so and the runs go on with the
+// whiteboard's: those that need more fail, saying which tool they lacked.
 func benchEngine(ctx context.Context, s *session, run []bench.Scenario, stderr io.Writer) (*engine.Engine, func(), error) {
 	given := func(name string) bool {
 		return slices.ContainsFunc(s.extraTools, func(w engine.Tool) bool { return w.Name == name })
 	}
 	var missing []string
+	tools, release := whiteboard.Tools(nil), func() {}
 	for _, sc := range run {
 		for _, name := range sc.Tools {
-			if !given(name) && !slices.Contains(missing, name) {
+			if given(name) || slices.ContainsFunc(tools, func(t engine.Tool) bool { return t.Name == name }) {
+				continue
+			}
+			if i := slices.IndexFunc(s.builtins, func(t engine.Tool) bool { return t.Name == name }); i >= 0 {
+				tools = append(tools, s.builtins[i])
+			} else if !slices.Contains(missing, name) {
 				missing = append(missing, name)
 			}
 		}
 	}
-	tools, release := whiteboard.Tools(nil), func() {}
 	if len(missing) > 0 {
 		all, rel, err := scenarios.Tools(ctx, s.cache)
 		if err != nil {
-			fail(stderr, 0, "bench: %s cannot be built here, so the scenarios that need it will fail (run bench in codemode's source tree, or load it with --wasm-dir: scripts/build-wasm-tools.sh builds it): %v", strings.Join(missing, ", "), err)
+			fail(stderr, 0, "bench: %s cannot be built here, so the scenarios that need it will fail (run bench in codemode's source tree, leave out --no-builtin-wasm, or load it with --wasm-dir: scripts/build-wasm-tools.sh builds it): %v", strings.Join(missing, ", "), err)
 		} else {
 			tools, release = all, rel
 		}

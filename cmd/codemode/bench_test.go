@@ -302,14 +302,20 @@ func TestBenchReport(t *testing.T) {
 	}
 }
 
-// TestBenchWasmDirTools: where the scenarios' WASM tool cannot be built (no
-// codemode source around an installed command), stderr says so on one line
-// and the scenario that needs it fails saying which tool it lacked; a
-// --wasm-dir that has the tool makes it run, with nothing to build.
+// TestBenchWasmDirTools: the scenarios' WASM tool is built in, so bench
+// runs them anywhere. Without it (--no-builtin-wasm), where it cannot be
+// built (no codemode source around an installed command), stderr says so on
+// one line and the scenario that needs it fails saying which tool it
+// lacked; a --wasm-dir that has the tool makes it run, with nothing to
+// build.
 func TestBenchWasmDirTools(t *testing.T) {
 	built := builtTools(t)
 	t.Chdir(t.TempDir())
 	args := []string{"bench", "--scenario", "graph-layout", "--strategy", "code", "--runner", "inprocess", "--wasm-cache", "off"}
+	if out, errs, code := cli(t, "", args...); code != exitOK || errs != "" || !strings.Contains(out, "graph-layout  code") {
+		t.Errorf("built in: exit %d, stderr %q\n%s", code, errs, out)
+	}
+	args = append(args, "--no-builtin-wasm")
 	out, errs, code := cli(t, "", args...)
 	if code != exitFailed || !strings.HasPrefix(errs, "codemode: bench: graph.layout cannot be built here, so the scenarios that need it will fail") ||
 		strings.Count(errs, "\n") != 1 || !strings.Contains(out, "✗ graph-layout / code: the engine has no tool graph.layout") {

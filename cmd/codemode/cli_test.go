@@ -339,25 +339,31 @@ func TestWasmCacheNotADirectory(t *testing.T) {
 }
 
 // A call to a namespaced tool that no loaded tool shares the namespace of
-// gets a hint at --wasm-dir on stderr; the result the model reads is the
-// plain unknown_tool error.
+// gets a hint at --wasm-dir on stderr (graph.layout is built in now: the
+// namespace is one no tool has); the result the model reads is the plain
+// unknown_tool error.
 func TestUnknownNamespaceHintsAtWasmDir(t *testing.T) {
-	const hint = "codemode: hint: no tool graph.* is loaded; WASM tools are loaded with --wasm-dir DIR (see docs/wasm.md)\n"
-	out, errs, code := cli(t, `return await tools.graph.layout({ nodes: [] })`, "run", "--runner", "inprocess")
+	const hint = "codemode: hint: no tool chart.* is loaded; WASM tools of your own are loaded with --wasm-dir DIR (see docs/wasm.md)\n"
+	out, errs, code := cli(t, `return await tools.chart.layout({ nodes: [] })`, "run", "--runner", "inprocess")
 	var res engine.ExecuteResult
 	json.Unmarshal([]byte(out), &res)
 	if code != exitFailed || errs != hint {
 		t.Errorf("run: exit %d, stderr %q; want 1 and %q", code, errs, hint)
 	}
-	if res.Error == nil || res.Error.Code != engine.CodeUnknownTool || res.Error.Message != `unknown tool "graph.layout"` {
+	if res.Error == nil || res.Error.Code != engine.CodeUnknownTool || res.Error.Message != `unknown tool "chart.layout"` {
 		t.Errorf("run: error %+v; want the plain unknown_tool error", res.Error)
 	}
-	out, errs, code = cli(t, `{"operations":[{"tool":"graph.layout","args":{}},{"tool":"createStikyNote","args":{}}]}`, "batch", "--runner", "inprocess")
+	out, errs, code = cli(t, `{"operations":[{"tool":"chart.layout","args":{}},{"tool":"createStikyNote","args":{}}]}`, "batch", "--runner", "inprocess")
 	if code != exitFailed || errs != hint {
 		t.Errorf("batch: exit %d, stderr %q; want 1 and %q", code, errs, hint)
 	}
-	if r := decode(t, out).Results[0]; r.Error == nil || r.Error.Code != engine.CodeUnknownTool || r.Error.Message != `unknown tool "graph.layout"` {
+	if r := decode(t, out).Results[0]; r.Error == nil || r.Error.Code != engine.CodeUnknownTool || r.Error.Message != `unknown tool "chart.layout"` {
 		t.Errorf("batch: %+v; want the plain unknown_tool error", r)
+	}
+	// A built-in WASM tool left out names the flag that left it out.
+	_, errs, code = cli(t, `return await tools.graph.layout({ nodes: [] })`, "run", "--runner", "inprocess", "--no-builtin-wasm")
+	if want := "codemode: hint: no tool graph.* is loaded: --no-builtin-wasm leaves out the built-in WASM tools (graph.layout, text.cluster)\n"; code != exitFailed || errs != want {
+		t.Errorf("run --no-builtin-wasm: exit %d, stderr %q; want 1 and %q", code, errs, want)
 	}
 	// A misspelt built-in is no WASM tool: no hint.
 	if _, errs, _ := cli(t, `{"operations":[{"tool":"createStikyNote","args":{}}]}`, "batch", "--runner", "inprocess"); errs != "" {
@@ -369,15 +375,18 @@ func TestUnknownToolHint(t *testing.T) {
 	loaded := []string{"createFrame", "fx.echo"}
 	for _, c := range []struct {
 		called, dirs []string
+		noBuiltin    bool
 		want         string
 	}{
-		{[]string{"createFram"}, nil, ""},
-		{[]string{"fx.ecco"}, []string{"d"}, ""}, // its namespace is loaded: a typo
-		{[]string{"graph.layout", "graph.other", "text.cluster"}, nil, "hint: no tool graph.*, text.* is loaded; WASM tools are loaded with --wasm-dir DIR (see docs/wasm.md)"},
-		{[]string{"graph.layout"}, []string{"a", "b"}, "hint: no tool graph.* is in --wasm-dir a, b"},
-		{[]string{".x"}, nil, ""},
+		{[]string{"createFram"}, nil, false, ""},
+		{[]string{"fx.ecco"}, []string{"d"}, false, ""}, // its namespace is loaded: a typo
+		{[]string{"chart.draw", "chart.other", "img.crop"}, nil, false, "hint: no tool chart.*, img.* is loaded; WASM tools of your own are loaded with --wasm-dir DIR (see docs/wasm.md)"},
+		{[]string{"chart.draw"}, []string{"a", "b"}, false, "hint: no tool chart.* is in --wasm-dir a, b"},
+		{[]string{"chart.draw", "text.cluster"}, []string{"a"}, true, "hint: no tool chart.*, text.* is loaded: --no-builtin-wasm leaves out the built-in WASM tools (graph.layout, text.cluster)"},
+		{[]string{"chart.draw"}, nil, true, "hint: no tool chart.* is loaded; WASM tools of your own are loaded with --wasm-dir DIR (see docs/wasm.md)"},
+		{[]string{".x"}, nil, false, ""},
 	} {
-		if got := unknownToolHint(c.called, loaded, c.dirs); got != c.want {
+		if got := unknownToolHint(c.called, loaded, c.dirs, c.noBuiltin); got != c.want {
 			t.Errorf("unknownToolHint(%q, %q) = %q, want %q", c.called, c.dirs, got, c.want)
 		}
 	}

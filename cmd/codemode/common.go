@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/codemode-dev/codemode/bindings/mcp"
@@ -22,6 +23,7 @@ import (
 	"github.com/codemode-dev/codemode/engine"
 	"github.com/codemode-dev/codemode/internal/fserr"
 	"github.com/codemode-dev/codemode/sandbox/worker"
+	"github.com/codemode-dev/codemode/tools/wasm/builtin"
 	"github.com/codemode-dev/codemode/tools/whiteboard"
 )
 
@@ -105,7 +107,7 @@ func runJob(j job, args []string, stdin io.Reader, stdout, stderr io.Writer) int
 	// Only then the names: they come from the definitions, which the engine
 	// makes on first use (execute_code's description declares every tool).
 	if len(out.unknown) > 0 {
-		if hint := unknownToolHint(out.unknown, s.toolNames(), o.wasmDirs); hint != "" {
+		if hint := unknownToolHint(out.unknown, s.toolNames(), o.wasmDirs, o.noBuiltinWasm); hint != "" {
 			fmt.Fprintf(stderr, "codemode: %s\n", hint)
 		}
 	}
@@ -128,12 +130,31 @@ type session struct {
 	cache     string // the compilation cache's directory, "" for none
 	eng       *engine.Engine
 	board     *whiteboard.Board
-	loader    *wasmtool.Loader // when --wasm-dir is given
+	loader    *wasmtool.Loader // for the built-in WASM tools and --wasm-dir's
+	// builtins are the built-in WASM tools (tools/wasm/builtin) that no
+	// --wasm-dir tool replaces; none with --no-builtin-wasm.
+	builtins []engine.Tool
 	// extraTools are the --wasm-dir tools and the upstream MCP servers'
 	// (serve and bench give them to their engines).
 	extraTools []engine.Tool
 	upstreams  []*mcp.Upstream // the config's mcpServers, connected
 	pool       *worker.Pool    // for --runner worker
+	// lazyPool is the pool of a batch, started by the first call of a
+	// built-in WASM tool (a batch runs no script: without a call to one it
+	// needs no worker); it is closed with the session.
+	lazyPool struct {
+		sync.Mutex
+		pool *worker.Pool
+		err  error
+		done bool
+	}
+}
+
+// tools are the tools the session's engines serve beside the whiteboard's:
+// the built-in WASM tools, the --wasm-dir tools and the upstream MCP
+// servers'.
+func (s *session) tools() []engine.Tool {
+	return append(slices.Clip(s.builtins), s.extraTools...)
 }
 
 // openSession checks what can be checked before anything runs and sets up
@@ -173,7 +194,9 @@ func openSession(o *options, timeoutOf string, earlier ...error) (*session, erro
 		add(checkSVG(o))
 	}
 	// A batch runs no script (execute_code is refused inside one), so
-	// without WASM tools nothing of it would run in a worker.
+	// without --wasm-dir tools nothing of it runs in a worker unless it
+	// calls a built-in WASM tool: then that call starts the pool
+	// (startLazyPool).
 	needsWorkers := timeoutOf != "" && (timeoutOf != "batch" || len(o.wasmDirs) > 0)
 	if len(errs) == 0 && needsWorkers && o.runner != "inprocess" {
 		// One script per command: one worker, started now, while the tools
@@ -201,7 +224,7 @@ func openSession(o *options, timeoutOf string, earlier ...error) (*session, erro
 	if len(errs) > 0 {
 		return s, errors.Join(errs...)
 	}
-	tools := append(whiteboard.Tools(s.board), s.extraTools...)
+	tools := append(whiteboard.Tools(s.board), s.tools()...)
 	b := engine.NewBuilder().Add(tools...).WithConfig(s.cfg)
 	if s.pool != nil {
 		b.WithScriptRunner(s.pool)
@@ -242,7 +265,7 @@ func (s *session) buildError(err error, tools []engine.Tool) error {
 			}
 		}
 		slices.Sort(unknown)
-		if hint := unknownToolHint(unknown, loaded, s.o.wasmDirs); hint != "" {
+		if hint := unknownToolHint(unknown, loaded, s.o.wasmDirs, s.o.noBuiltinWasm); hint != "" {
 			cfg = append(cfg, hint)
 		}
 		lines = append(lines, configPrefix(s.o.config)+strings.Join(cfg, "; "))
@@ -271,6 +294,28 @@ func (s *session) close() {
 	if s.pool != nil {
 		s.pool.Close()
 	}
+	s.lazyPool.Lock()
+	s.lazyPool.done = true // none is started from now on
+	if s.lazyPool.pool != nil {
+		s.lazyPool.pool.Close()
+	}
+	s.lazyPool.Unlock()
+}
+
+// startLazyPool starts the batch's worker pool at the first call of a WASM
+// tool, once, as openSession starts run's (one warm worker).
+func (s *session) startLazyPool() (*worker.Pool, error) {
+	s.lazyPool.Lock()
+	defer s.lazyPool.Unlock()
+	if s.lazyPool.done {
+		if s.lazyPool.pool == nil && s.lazyPool.err == nil {
+			return nil, errors.New("the command is ending")
+		}
+		return s.lazyPool.pool, s.lazyPool.err
+	}
+	s.lazyPool.done = true
+	s.lazyPool.pool, s.lazyPool.err = worker.New(worker.Config{Warm: 1, WasmCacheDir: s.cache})
+	return s.lazyPool.pool, s.lazyPool.err
 }
 
 // loadConfig reads --config and tightens the timeoutOf limit to --timeout.
@@ -338,8 +383,11 @@ func (o *options) cacheDir() (string, error) {
 	return o.wasmCache, nil
 }
 
-// loadWasm loads the tools of every --wasm-dir, and returns the problems of
-// every directory, manifest and module.
+// loadWasm loads the built-in WASM tools (unless --no-builtin-wasm) and
+// the tools of every --wasm-dir, and returns the latter, and the problems of
+// every directory and manifest. A --wasm-dir tool of a built-in tool's name
+// replaces it. Nothing of any module is read here: each is compiled at its
+// tool's first call.
 func (s *session) loadWasm(ctx context.Context) ([]engine.Tool, []error) {
 	var errs []error
 	var dirs []string
@@ -350,13 +398,18 @@ func (s *session) loadWasm(ctx context.Context) ([]engine.Tool, []error) {
 			dirs = append(dirs, dir)
 		}
 	}
-	if len(dirs) == 0 {
+	if len(dirs) == 0 && s.o.noBuiltinWasm {
 		return nil, errs
 	}
-	l, err := wasmtool.NewLoader(ctx, wasmtool.Options{CacheDir: s.cache, Workers: s.pool})
+	opts := wasmtool.Options{CacheDir: s.cache, Workers: s.pool}
+	if s.pool == nil && s.timeoutOf == "batch" && s.o.runner != "inprocess" {
+		opts.WorkersFunc = s.startLazyPool
+	}
+	l, err := wasmtool.NewLoader(ctx, opts)
 	if err != nil && s.o.wasmCache == "" && s.cache != "" {
 		// The default cache is a convenience: without it, compile every time.
-		l, err = wasmtool.NewLoader(ctx, wasmtool.Options{Workers: s.pool})
+		opts.CacheDir = ""
+		l, err = wasmtool.NewLoader(ctx, opts)
 	}
 	if err != nil {
 		return nil, append(errs, err)
@@ -376,6 +429,15 @@ func (s *session) loadWasm(ctx context.Context) ([]engine.Tool, []error) {
 			continue
 		}
 		tools = append(tools, ts...)
+	}
+	if !s.o.noBuiltinWasm {
+		builtins, err := builtin.Load(ctx, l)
+		if err != nil {
+			return nil, append(errs, err)
+		}
+		s.builtins = slices.DeleteFunc(builtins, func(b engine.Tool) bool {
+			return slices.ContainsFunc(tools, func(t engine.Tool) bool { return t.Name == b.Name })
+		})
 	}
 	return tools, errs
 }
@@ -560,10 +622,12 @@ func writeNew(dir, pattern string, write func(io.Writer) error) (string, error) 
 
 // unknownToolHint returns a hint for stderr when calls named tools in a
 // namespace ("graph.layout") that no loaded tool is in: such tools are WASM
-// tools, which come with --wasm-dir. It returns "" otherwise. The result
-// the model reads stays as it is; this is for the person at the terminal.
-func unknownToolHint(called, loaded, wasmDirs []string) string {
+// tools (built in, or from --wasm-dir) or an MCP server's. It returns ""
+// otherwise. The result the model reads stays as it is; this is for the
+// person at the terminal.
+func unknownToolHint(called, loaded, wasmDirs []string, noBuiltin bool) string {
 	var missing []string
+	builtinMissing := false
 	for _, name := range called {
 		i := strings.LastIndexByte(name, '.')
 		if i <= 0 {
@@ -574,16 +638,35 @@ func unknownToolHint(called, loaded, wasmDirs []string) string {
 			continue
 		}
 		missing = append(missing, ns+"*")
+		builtinMissing = builtinMissing || slices.Contains(builtinNames(), name)
 	}
 	if len(missing) == 0 {
 		return ""
 	}
 	tools := strings.Join(missing, ", ")
+	if noBuiltin && builtinMissing {
+		return fmt.Sprintf("hint: no tool %s is loaded: --no-builtin-wasm leaves out the built-in WASM tools (%s)", tools, strings.Join(builtinNames(), ", "))
+	}
 	if len(wasmDirs) == 0 {
-		return fmt.Sprintf("hint: no tool %s is loaded; WASM tools are loaded with --wasm-dir DIR (see docs/wasm.md)", tools)
+		return fmt.Sprintf("hint: no tool %s is loaded; WASM tools of your own are loaded with --wasm-dir DIR (see docs/wasm.md)", tools)
 	}
 	return fmt.Sprintf("hint: no tool %s is in --wasm-dir %s", tools, strings.Join(wasmDirs, ", "))
 }
+
+// builtinNames are the names of the built-in WASM tools, from their
+// manifests (nothing is compiled).
+var builtinNames = sync.OnceValue(func() []string {
+	tools, _ := builtin.Tools()
+	var names []string
+	for _, t := range tools {
+		var m struct{ Name string }
+		if json.Unmarshal(t.Manifest, &m) == nil {
+			names = append(names, m.Name)
+		}
+	}
+	slices.Sort(names)
+	return names
+})
 
 // stdinPlan decides what to do when the input would come from stdin (pos
 // is empty or "-") and whether stdin is a terminal. With no FILE it refuses:

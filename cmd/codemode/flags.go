@@ -23,9 +23,11 @@ type options struct {
 	timeout   timeoutFlag
 	wasmDirs  dirList
 	wasmCache string
-	runner    runnerFlag
-	input     string
-	json, ts  bool
+	// noBuiltinWasm leaves out the built-in WASM tools (tools/wasm/builtin).
+	noBuiltinWasm bool
+	runner        runnerFlag
+	input         string
+	json, ts      bool
 	// serve's
 	addr, data, token string
 	store             string
@@ -54,9 +56,11 @@ type command struct {
 }
 
 var commands = []command{
-	{"tools", "", "list the tools (whiteboard built-ins and --wasm-dir tools)",
+	{"tools", "", "list the tools (whiteboard, built-in WASM and --wasm-dir tools)",
 		`List the tools: name, access (read-only, writes, or meta for the batch and
-execute_code meta-tools) and the first sentence of the description.`},
+execute_code meta-tools), where it comes from (the whiteboard, the built-in
+WASM tools, a --wasm-dir manifest, an MCP server, the engine) and the first
+sentence of the description.`},
 	{"batch", "[FILE|-]", "run a batch request (JSON), print the batch result JSON",
 		`Run a batch request (JSON) read from FILE, or from stdin when FILE is "-" or
 missing, and print the batch result JSON. On a terminal a missing FILE is an
@@ -162,8 +166,10 @@ type flagSpec struct {
 var flagSpecs = []flagSpec{
 	{"config", "FILE", "engine limits as JSON (see docs/config.md)", []string{"tools", "batch", "run", "serve", "mcp", "bench"},
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var((*nonEmpty)(&o.config), n, "") }},
-	{"wasm-dir", "DIR", "also load the WASM tools of DIR (NAME.tool.json manifests beside\ntheir modules; see docs/wasm.md); repeatable", []string{"tools", "batch", "run", "serve", "mcp", "bench"},
+	{"wasm-dir", "DIR", "also load the WASM tools of DIR (NAME.tool.json manifests beside\ntheir modules; see docs/wasm.md); repeatable; a tool of DIR\nreplaces the built-in one of the same name", []string{"tools", "batch", "run", "serve", "mcp", "bench"},
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var(&o.wasmDirs, n, "") }},
+	{"no-builtin-wasm", "", "leave out the built-in WASM tools, graph.layout and text.cluster\n(each is compiled at its first call, so having them costs nothing\nuntil then)", []string{"tools", "batch", "run", "serve", "mcp", "bench"},
+		func(fs *flag.FlagSet, o *options, n string) { fs.BoolVar(&o.noBuiltinWasm, n, false, "") }},
 	{"wasm-cache", "DIR", "keep compiled WASM tools in DIR between runs (default: the user\ncache directory; \"off\" compiles every time)", []string{"tools", "batch", "run", "serve", "mcp", "bench"},
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var((*nonEmpty)(&o.wasmCache), n, "") }},
 	{"board", "FILE", "load the whiteboard from FILE (if it exists) and save it back\nafter the run", []string{"batch", "run"},

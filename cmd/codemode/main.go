@@ -43,7 +43,7 @@ Examples:
   codemode batch examples/retro.json
   codemode run examples/flowchart.ts --board board.json
   echo 'return await tools.getBoardState()' | codemode run --board board.json
-  scripts/build-wasm-tools.sh && codemode run --wasm-dir tools/wasm/build examples/graph.ts
+  codemode run examples/graph.ts  (graph.layout, a built-in WASM tool)
   codemode serve                  (then open http://127.0.0.1:8080/)
   codemode bench --report bench.html   (then open bench.html)
 `)

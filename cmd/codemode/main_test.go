@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -158,15 +159,22 @@ func TestTools(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	for _, name := range []string{"createStickyNote", "createShape", "createFrame", "createConnector", "moveObject", "resizeObject",
-		"updateText", "changeColor", "deleteObject", "getBoardState", "findObjects", "arrangeObjects", "batch", "execute_code", "search_tools"} {
+		"updateText", "changeColor", "deleteObject", "getBoardState", "findObjects", "arrangeObjects", "batch", "execute_code", "search_tools",
+		"graph.layout", "text.cluster"} {
 		if !strings.Contains(out, "\n"+name+" ") {
 			t.Errorf("tools output lacks %s:\n%s", name, out)
 		}
 	}
+	if !regexp.MustCompile(`(?m)^graph\.layout\s+read-only\s+built-in WASM\s+Lay out`).MatchString(out) {
+		t.Errorf("graph.layout is not listed as built in:\n%s", out)
+	}
 	out, _, code = cli(t, "", "tools", "--json")
 	var list struct{ Tools []engine.MCPTool } // an MCP tools/list result
-	if err := json.Unmarshal([]byte(out), &list); err != nil || code != 0 || len(list.Tools) != 15 {
+	if err := json.Unmarshal([]byte(out), &list); err != nil || code != 0 || len(list.Tools) != 17 {
 		t.Fatalf("tools --json: exit %d, %d tools, %v", code, len(list.Tools), err)
+	}
+	if out, _, _ := cli(t, "", "tools", "--no-builtin-wasm"); strings.Contains(out, "graph.layout") || strings.Contains(out, "text.cluster") {
+		t.Errorf("tools --no-builtin-wasm lists the built-in WASM tools:\n%s", out)
 	}
 	out, _, code = cli(t, "", "tools", "--ts")
 	if code != 0 || !strings.Contains(out, "declare const tools: {") || !strings.Contains(out, "createStickyNote(args: {") {

@@ -148,7 +148,7 @@ func checkMCPAddr(addr string) error {
 // denied, the message saying how to run such calls: whoever gated a call
 // did not mean it to run unseen.
 func mcpEngine(s *session) (*engine.Engine, error) {
-	tools := append(whiteboard.Tools(s.board), s.extraTools...)
+	tools := append(whiteboard.Tools(s.board), s.tools()...)
 	b := engine.NewBuilder().Add(tools...).WithConfig(s.cfg).
 		WithObserver(mcpbind.ProgressObserver()).
 		WithApprover(mcpbind.Approver(mcpbind.DenyUnasked(unaskedAdvice))).

@@ -140,22 +140,29 @@ func TestInputNotJSON(t *testing.T) {
 // Tool overrides in a config that name no tool are the config file's
 // problems, under one "config FILE:"; a dotted name whose namespace no
 // loaded tool is in gets the hint at --wasm-dir (it said "config:" before
-// each, without the file).
+// each, without the file), or, for a built-in WASM tool left out, at
+// --no-builtin-wasm.
 func TestConfigUnknownTools(t *testing.T) {
 	dir := t.TempDir()
-	cfg := writeFile(t, filepath.Join(dir, "cfg.json"), `{"tools": {"getBordState": {"timeout": "1s"}, "graph.layout": {"timeout": "1s"}}}`)
+	cfg := writeFile(t, filepath.Join(dir, "cfg.json"), `{"tools": {"getBordState": {"timeout": "1s"}, "chart.draw": {"timeout": "1s"}, "graph.layout": {"timeout": "1s"}}}`)
 	_, errs, code := cli(t, "", "tools", "--config", cfg)
-	want := "codemode: tools: config " + cfg + `: tools.getBordState: no such tool (did you mean "getBoardState"?); tools["graph.layout"]: no such tool; ` +
-		"hint: no tool graph.* is loaded; WASM tools are loaded with --wasm-dir DIR (see docs/wasm.md)\n"
+	want := "codemode: tools: config " + cfg + `: tools["chart.draw"]: no such tool; tools.getBordState: no such tool (did you mean "getBoardState"?); ` +
+		"hint: no tool chart.* is loaded; WASM tools of your own are loaded with --wasm-dir DIR (see docs/wasm.md)\n"
 	if code != exitUsage || errs != want {
 		t.Errorf("exit %d, stderr\n%q, want\n%q", code, errs, want)
 	}
+	_, errs, _ = cli(t, "", "tools", "--config", cfg, "--no-builtin-wasm")
+	want = "codemode: tools: config " + cfg + `: tools["chart.draw"]: no such tool; tools.getBordState: no such tool (did you mean "getBoardState"?); tools["graph.layout"]: no such tool; ` +
+		"hint: no tool chart.*, graph.* is loaded: --no-builtin-wasm leaves out the built-in WASM tools (graph.layout, text.cluster)\n"
+	if errs != want {
+		t.Errorf("--no-builtin-wasm: stderr\n%q, want\n%q", errs, want)
+	}
 	// With --wasm-dir: a namespace it has is a typo, one it lacks is named.
 	tools := fixtureTools(t, echoTool)
-	cfg = writeFile(t, filepath.Join(dir, "cfg2.json"), `{"tools": {"fx.ecko": {"timeout": "1s"}, "graph.layout": {"timeout": "1s"}}}`)
+	cfg = writeFile(t, filepath.Join(dir, "cfg2.json"), `{"tools": {"fx.ecko": {"timeout": "1s"}, "chart.draw": {"timeout": "1s"}}}`)
 	_, errs, _ = cli(t, "return 1", "run", "--config", cfg, "--wasm-dir", tools, "--wasm-cache", "off", "--runner", "inprocess")
-	want = "codemode: run: config " + cfg + `: tools["fx.ecko"]: no such tool (did you mean "fx.echo"?); tools["graph.layout"]: no such tool; ` +
-		"hint: no tool graph.* is in --wasm-dir " + tools + "\n"
+	want = "codemode: run: config " + cfg + `: tools["chart.draw"]: no such tool; tools["fx.ecko"]: no such tool (did you mean "fx.echo"?); ` +
+		"hint: no tool chart.* is in --wasm-dir " + tools + "\n"
 	if errs != want {
 		t.Errorf("with --wasm-dir: stderr\n%q, want\n%q", errs, want)
 	}

@@ -136,7 +136,7 @@ func serve(sigs <-chan os.Signal, stop func(), args []string, getenv func(string
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	opts := server.Options{
 		Store:        store,
-		Tools:        s.extraTools,
+		Tools:        s.tools(),
 		Config:       s.cfg,
 		Approve:      o.approve.policy(),
 		Token:        token,

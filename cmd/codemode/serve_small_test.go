@@ -1,13 +1,16 @@
 package main
 
 import (
+	"context"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/codemode-dev/codemode/bindings/wasmtool"
 	"github.com/codemode-dev/codemode/server"
+	"github.com/codemode-dev/codemode/tools/wasm/builtin"
 )
 
 // serve --help says how long a call waits for approval and where that is
@@ -60,13 +63,23 @@ func TestServeMaxBodyUnits(t *testing.T) {
 }
 
 // codemode tools --json prints what GET /v1/tools?format=mcp answers: an
-// MCP tools/list result, {"tools": [...]}.
+// MCP tools/list result, {"tools": [...]}, for a server given the built-in
+// WASM tools, as codemode serve gives them.
 func TestToolsJSONIsServersMCP(t *testing.T) {
 	out, errs, code := cli(t, "", "tools", "--json")
 	if code != exitOK || errs != "" || !strings.HasPrefix(out, "{\n  \"tools\": [\n") {
 		t.Fatalf("tools --json: exit %d, stderr %q:\n%.200s", code, errs, out)
 	}
-	srv, err := server.New(server.Options{Store: server.NewMemoryStore()})
+	l, err := wasmtool.NewLoader(t.Context(), wasmtool.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close(context.Background())
+	builtins, err := builtin.Load(t.Context(), l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := server.New(server.Options{Store: server.NewMemoryStore(), Tools: builtins})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -44,7 +44,7 @@ func cmdTools(args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	w := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "TOOL\tACCESS\tDESCRIPTION")
+	fmt.Fprintln(w, "TOOL\tACCESS\tFROM\tDESCRIPTION")
 	for _, t := range defs.Tools {
 		access := "writes"
 		if t.Annotations.ReadOnlyHint {
@@ -57,8 +57,21 @@ func cmdTools(args []string, stdout, stderr io.Writer) int {
 		if first, _, ok := strings.Cut(desc, ". "); ok {
 			desc = first + "."
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\n", t.Name, access, desc)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", t.Name, access, toolOrigin(t), desc)
 	}
 	w.Flush()
 	return exitOK
+}
+
+// toolOrigin is where a listed tool comes from: its Origin (a --wasm-dir
+// manifest's path, "built-in WASM", an MCP server), "engine" for the
+// meta-tools and "whiteboard" for the rest, which have none.
+func toolOrigin(t engine.Tool) string {
+	switch {
+	case t.Handler == nil:
+		return "engine"
+	case t.Origin == "":
+		return "whiteboard"
+	}
+	return t.Origin
 }

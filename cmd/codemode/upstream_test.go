@@ -45,7 +45,7 @@ func TestToolsListsUpstreamMCPTools(t *testing.T) {
 			t.Errorf("tools does not list %q:\n%s", want, out)
 		}
 	}
-	if !regexp.MustCompile(`(?m)^up\.echo\s+read-only\s+Echoes text\.$`).MatchString(out) {
+	if !regexp.MustCompile(`(?m)^up\.echo\s+read-only\s+MCP server "up"\s+Echoes text\.$`).MatchString(out) {
 		t.Errorf("up.echo's readOnlyHint or description is not shown:\n%s", out)
 	}
 }

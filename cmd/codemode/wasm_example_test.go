@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -41,6 +42,16 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// slowCompiles is a --config for runs whose first WASM call compiles a Go
+// tool cold: that takes seconds, and over a minute under the race
+// detector, all of it inside the call (a module is compiled at its first
+// call), past the default call and script timeouts.
+func slowCompiles(t *testing.T) string {
+	t.Helper()
+	return writeFile(t, filepath.Join(t.TempDir(), "slow.json"),
+		`{"limits": {"callTimeout": "10m", "batchTimeout": "10m"}, "script": {"timeout": "10m"}}`)
+}
+
 func builtTools(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
@@ -53,17 +64,44 @@ func builtTools(t *testing.T) string {
 	return dir
 }
 
-// The flowchart of examples/graph.ts is laid out by the graph.layout tool:
-// every box inside the frame, none overlapping, edges flowing down except
-// the one that closes the loop.
+// The flowchart of examples/graph.ts is laid out by the graph.layout tool,
+// built in: with no flag but a cache of its own, every box inside the frame,
+// none overlapping, edges flowing down except the one that closes the loop.
 func TestExampleGraph(t *testing.T) {
+	checkExampleGraph(t, "--wasm-cache", t.TempDir(), "--config", slowCompiles(t))
+}
+
+// A --wasm-dir tool of a built-in tool's name replaces it: tools lists the
+// manifest as its origin, and graph.ts runs with it.
+func TestWasmDirReplacesBuiltin(t *testing.T) {
 	tools := builtTools(t)
+	out, errs, code := cli(t, "", "tools", "--wasm-dir", tools)
+	manifest := filepath.Join(tools, "layout.tool.json")
+	if code != exitOK || !regexp.MustCompile(`(?m)^graph\.layout\s+read-only\s+`+regexp.QuoteMeta(manifest)+`\s`).MatchString(out) ||
+		!regexp.MustCompile(`(?m)^text\.cluster\s+read-only\s+`+regexp.QuoteMeta(filepath.Join(tools, "cluster.tool.json"))+`\s`).MatchString(out) {
+		t.Errorf("tools --wasm-dir: exit %d, stderr %q; want graph.layout from %s:\n%s", code, errs, manifest, out)
+	}
+	checkExampleGraph(t, "--wasm-dir", tools, "--wasm-cache", t.TempDir(), "--config", slowCompiles(t))
+}
+
+// Without the built-in tools, graph.ts fails at its first call, and
+// stderr says which flag left the tool out.
+func TestExampleGraphWithoutBuiltins(t *testing.T) {
+	out, errs, code := cli(t, "", "run", "../../examples/graph.ts", "--no-builtin-wasm")
+	want := "codemode: hint: no tool graph.* is loaded: --no-builtin-wasm leaves out the built-in WASM tools (graph.layout, text.cluster)\n"
+	if code != exitFailed || errs != want || !strings.Contains(out, `unknown tool \"graph.layout\"`) {
+		t.Errorf("exit %d, stderr %q; want 1 and %q\n%s", code, errs, want, out)
+	}
+}
+
+func checkExampleGraph(t *testing.T, flags ...string) {
+	t.Helper()
 	board := filepath.Join(t.TempDir(), "board.json")
 	var got struct {
 		Frame  string
 		Shapes map[string]string
 	}
-	res := runExample(t, "graph.ts", board, &got, "--wasm-dir", tools, "--wasm-cache", t.TempDir())
+	res := runExample(t, "graph.ts", board, &got, flags...)
 	if res.Calls[0].Tool != "graph.layout" || !res.Calls[0].Success {
 		t.Fatalf("first call: %+v", res.Calls[0])
 	}
@@ -102,9 +140,8 @@ func TestExampleGraph(t *testing.T) {
 }
 
 // examples/affinity.ts groups a retro's notes into themed frames with the
-// text.cluster tool.
+// text.cluster tool, built in.
 func TestExampleAffinity(t *testing.T) {
-	tools := builtTools(t)
 	board := filepath.Join(t.TempDir(), "board.json")
 	var seed struct{ Groups []struct{} }
 	runExample(t, "retro.ts", board, &seed) // a retro board with notes to group
@@ -115,7 +152,7 @@ func TestExampleAffinity(t *testing.T) {
 			Notes        int
 		}
 	}
-	res := runExample(t, "affinity.ts", board, &got, "--wasm-dir", tools, "--wasm-cache", t.TempDir())
+	res := runExample(t, "affinity.ts", board, &got, "--wasm-cache", t.TempDir(), "--config", slowCompiles(t))
 	if len(got.Groups) == 0 {
 		t.Fatalf("no groups: %s", res.Result)
 	}

@@ -48,8 +48,15 @@ func TestToolsListsWasmTools(t *testing.T) {
 	if !strings.Contains(out, "fx.echo") || !strings.Contains(out, "read-only") || !strings.Contains(out, "createFrame") {
 		t.Errorf("tools output lacks the WASM tool beside the whiteboard:\n%s", out)
 	}
+	// Listing compiles nothing: a module is compiled at its first call.
+	if entries, _ := os.ReadDir(cache); len(entries) != 0 {
+		t.Errorf("tools filled --wasm-cache: %v", entries)
+	}
+	if _, errs, code := cli(t, `return await tools.fx.echo({ text: "x" })`, "run", "-", "--wasm-dir", dir, "--wasm-cache", cache, "--runner", "inprocess"); code != 0 {
+		t.Fatalf("run: exit %d: %s", code, errs)
+	}
 	if entries, _ := os.ReadDir(cache); len(entries) == 0 {
-		t.Error("--wasm-cache stayed empty")
+		t.Error("--wasm-cache stayed empty after a call")
 	}
 	out, _, _ = cli(t, "", "tools", "--ts", "--wasm-dir", dir, "--wasm-cache", "off")
 	if !strings.Contains(out, "fx: {") || !strings.Contains(out, "text: string") {

@@ -36,10 +36,12 @@ type CacheTrim struct {
 //
 // The layout is wazero's: a directory per wazero version and platform
 // ("wazero-v1.12.0-amd64-linux"), holding one file per compiled module,
-// named by a 64-digit hexadecimal hash. TrimCache looks at nothing else
-// (anything else in dir is left alone), and it counts entries of every
-// wazero version: those of other versions are never read by this one, so
-// they are the least recently used and go first.
+// named by a 64-digit hexadecimal hash; beside them, Runtime.Prepare's
+// directory of prepared modules ("codemode-prepared-v1"), laid out the
+// same way. TrimCache looks at nothing else (anything else in dir is left
+// alone), and it counts entries of every version: those of other versions
+// are never read by this one, so they are the least recently used and go
+// first.
 //
 // An entry's last use is the later of its access and modification times.
 // Systems that record reads lazily (Linux's default, relatime, records the
@@ -74,7 +76,7 @@ func TrimCache(dir string, maxBytes int64) (CacheTrim, error) {
 	var errs []error
 	now := time.Now()
 	for _, top := range tops {
-		if !top.IsDir() || !strings.HasPrefix(top.Name(), "wazero-") {
+		if !top.IsDir() || !strings.HasPrefix(top.Name(), "wazero-") && !strings.HasPrefix(top.Name(), "codemode-prepared-") {
 			continue
 		}
 		sub := filepath.Join(dir, top.Name())

@@ -20,8 +20,11 @@
 // ([ErrNotReactor], [ErrNotCommand]).
 //
 // Compiled machine code may be kept on disk between processes
-// ([Config].CacheDir); the directory is bounded, least recently used entries
-// first ([Config].CacheMaxBytes, [TrimCache]).
+// ([Config].CacheDir), and so may the module as the sandbox rewrites it
+// before compiling ([Runtime.Prepare], keyed by the hash of the module's
+// bytes, each entry checked against its own hash); the directory is
+// bounded, least recently used entries first ([Config].CacheMaxBytes,
+// [TrimCache]).
 //
 // The package is a leaf: it imports nothing of the engine.
 package wasm

@@ -77,6 +77,22 @@ func NewRuntime(ctx context.Context, cfg Config) (*Runtime, error) {
 	return r, nil
 }
 
+// CheckCacheDir checks, as NewRuntime does, that dir can be a compilation
+// cache (Config.CacheDir): a directory, made if missing. A host that makes
+// its Runtime only when it first needs one (wasmtool's Loader) reports an
+// unusable directory at its start with it.
+func CheckCacheDir(dir string) error {
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return fmt.Errorf("wasm: compilation cache %s: not a directory", dir)
+	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("wasm: compilation cache %s: %w", dir, err)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("wasm: compilation cache %s: %w", dir, err)
+	}
+	return nil
+}
+
 // trimCache bounds the cache directory, if there is one. It is best effort:
 // a cache that cannot be trimmed still works.
 func (r *Runtime) trimCache() {
@@ -129,21 +145,64 @@ func (r *Runtime) enter() bool {
 // Compile compiles a module and checks that it can be a tool: it imports
 // nothing but WASI functions, exports memory and the entry point of its
 // kind (_start for a command, CallExport for a pooled reactor), and its
-// initial memory fits its limit. Mount directories must exist.
+// initial memory fits its limit. Mount directories must exist. The module
+// is prepared first (Prepare: checked and rewritten, or read from the
+// cache).
 func (r *Runtime) Compile(ctx context.Context, binary []byte, opts ModuleOptions) (*Module, error) {
-	opts.Limits = opts.Limits.withDefaults()
-	if opts.Limits.MemoryBytes > MaxMemoryBytes {
-		return nil, fmt.Errorf("memory limit %d bytes is over WebAssembly's 4 GiB", opts.Limits.MemoryBytes)
-	}
-	fsc, err := mountConfig(opts.Mounts)
+	return r.CompileSource(ctx, BytesSource(binary), opts)
+}
+
+// CompileSource is Compile of a module read only if its prepared form is
+// not in the cache (see Source).
+func (r *Runtime) CompileSource(ctx context.Context, src Source, opts ModuleOptions) (*Module, error) {
+	opts, fsc, err := checkOptions(opts)
 	if err != nil {
 		return nil, err
 	}
-	cm, err := r.compile(ctx, binary)
+	p, cm, err := r.prepare(ctx, src)
+	if err != nil {
+		return nil, err
+	}
+	if cm == nil {
+		return r.compilePrepared(ctx, p, opts, fsc)
+	}
+	return r.newModule(ctx, cm, opts, fsc)
+}
+
+// CompilePrepared is Compile of a module Prepare made, here or in another
+// process of the same program: it is compiled as it is, trusted to be what
+// Prepare made.
+func (r *Runtime) CompilePrepared(ctx context.Context, p Prepared, opts ModuleOptions) (*Module, error) {
+	opts, fsc, err := checkOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	return r.compilePrepared(ctx, p, opts, fsc)
+}
+
+func (r *Runtime) compilePrepared(ctx context.Context, p Prepared, opts ModuleOptions, fsc wazero.FSConfig) (*Module, error) {
+	cm, err := compileModule(ctx, r.rt, p.Binary)
 	r.trimCache() // the compile may have added an entry
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("not a valid WebAssembly module: %w", err)
 	}
+	return r.newModule(ctx, cm, opts, fsc)
+}
+
+// checkOptions fills in the defaults of opts and checks its limit and
+// mounts.
+func checkOptions(opts ModuleOptions) (ModuleOptions, wazero.FSConfig, error) {
+	opts.Limits = opts.Limits.withDefaults()
+	if opts.Limits.MemoryBytes > MaxMemoryBytes {
+		return opts, nil, fmt.Errorf("memory limit %d bytes is over WebAssembly's 4 GiB", opts.Limits.MemoryBytes)
+	}
+	fsc, err := mountConfig(opts.Mounts)
+	return opts, fsc, err
+}
+
+// newModule checks a compiled module's shape and makes the Module; cm is
+// closed if it cannot be one.
+func (r *Runtime) newModule(ctx context.Context, cm wazero.CompiledModule, opts ModuleOptions, fsc wazero.FSConfig) (*Module, error) {
 	m := &Module{rt: r, compiled: cm, opts: opts, limitPages: pagesFor(opts.Limits.MemoryBytes)}
 	if err := m.checkShape(); err != nil {
 		cm.Close(ctx)
@@ -162,34 +221,36 @@ func (r *Runtime) Compile(ctx context.Context, binary []byte, opts ModuleOptions
 	return m, nil
 }
 
-// compile rewrites a module (bounded tables, check points for the deadline,
-// merged data segments) and compiles it. A module that fails is compiled
-// as sent, so that an invalid one is reported with its own error. One whose
-// counts do not fit in its bytes is refused before the rewrites read it.
-func (r *Runtime) compile(ctx context.Context, binary []byte) (wazero.CompiledModule, error) {
+// rewriteAndCompile rewrites a module (bounded tables, check points for the
+// deadline, merged data segments) and compiles it. A module that fails is
+// compiled as sent, so that an invalid one is reported with its own error.
+// One whose counts do not fit in its bytes is refused before the rewrites
+// read it.
+func (r *Runtime) rewriteAndCompile(ctx context.Context, binary []byte) ([]byte, wazero.CompiledModule, error) {
 	if err := checkBounds(binary); err != nil {
-		return nil, fmt.Errorf("not a valid WebAssembly module: %w", err)
+		return nil, nil, fmt.Errorf("not a valid WebAssembly module: %w", err)
 	}
 	rewritten, err := boundTables(binary)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	rewritten, err = addCheckpoints(rewritten)
 	if err == nil {
+		rewritten = mergeDataSegments(rewritten)
 		var cm wazero.CompiledModule
-		if cm, err = compileModule(ctx, r.rt, mergeDataSegments(rewritten)); err == nil {
-			return cm, nil
+		if cm, err = compileModule(ctx, r.rt, rewritten); err == nil {
+			return rewritten, cm, nil
 		}
 	}
 	cm, origErr := compileModule(ctx, r.rt, binary)
 	if origErr != nil {
-		return nil, fmt.Errorf("not a valid WebAssembly module: %w", origErr)
+		return nil, nil, fmt.Errorf("not a valid WebAssembly module: %w", origErr)
 	}
 	cm.Close(ctx)
 	if errors.Is(err, errUnknownInstruction) {
-		return nil, fmt.Errorf("module uses an instruction the sandbox cannot bound in time: %w", err)
+		return nil, nil, fmt.Errorf("module uses an instruction the sandbox cannot bound in time: %w", err)
 	}
-	return nil, fmt.Errorf("module cannot be prepared for the sandbox: %w", err)
+	return nil, nil, fmt.Errorf("module cannot be prepared for the sandbox: %w", err)
 }
 
 // compileModule is wazero's CompileModule, with its panics turned into

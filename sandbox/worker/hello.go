@@ -20,7 +20,7 @@ import (
 // Its layout never changes; the version changes with any other frame.
 const (
 	helloMagic      = "codemode worker"
-	protocolVersion = 1
+	protocolVersion = 2 // 2: the module message carries the module as raw bytes
 )
 
 func helloFrame() []byte {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -31,8 +32,8 @@ func init() {
 
 func TestReadHello(t *testing.T) {
 	hello := helloFrame()
-	v2 := bytes.Clone(hello)
-	binary.BigEndian.PutUint16(v2[len(v2)-2:], 2)
+	other := bytes.Clone(hello)
+	binary.BigEndian.PutUint16(other[len(other)-2:], protocolVersion+1)
 	for _, tc := range []struct {
 		name string
 		in   []byte
@@ -43,7 +44,7 @@ func TestReadHello(t *testing.T) {
 		{"text", []byte("Hello, world\n"), `it wrote "Hello, world\n" where a worker says hello`},
 		{"nothing", nil, "it ended its output without the hello"},
 		{"half a hello", hello[:9], "then ended its output"},
-		{"another version", v2, "it speaks version 2 of the worker protocol, this host version 1"},
+		{"another version", other, fmt.Sprintf("it speaks version %d of the worker protocol, this host version %d", protocolVersion+1, protocolVersion)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := readHello(bytes.NewReader(tc.in))

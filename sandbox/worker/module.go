@@ -21,6 +21,10 @@ type Module struct {
 	id   uint64
 	load []byte // the moduleMsg, encoded once
 	opts wasm.ModuleOptions
+	// broken is why the module did not load in a worker: the same bytes
+	// and options fail the same way in every worker, so later calls fail
+	// at once with it instead of each compiling it again.
+	broken atomic.Pointer[wasm.Error]
 }
 
 var moduleIDs atomic.Uint64
@@ -29,18 +33,32 @@ var moduleIDs atomic.Uint64
 // should have compiled in this process first (wasm.Runtime.Compile), so
 // that its mistakes are reported when it is loaded, not at its first call.
 func (p *Pool) Module(binary []byte, opts wasm.ModuleOptions) (*Module, error) {
-	id := moduleIDs.Add(1)
-	load, err := json.Marshal(moduleMsg{ID: id, Binary: binary, Options: opts})
+	return p.module(moduleMsg{Binary: binary, Options: opts})
+}
+
+// PreparedModule makes a module of a module wasm.Runtime.Prepare made in
+// this process: the workers compile it as it is, without checking and
+// rewriting it again (wasm.Runtime.CompilePrepared).
+func (p *Pool) PreparedModule(prepared wasm.Prepared, opts wasm.ModuleOptions) (*Module, error) {
+	return p.module(moduleMsg{Binary: prepared.Binary, Prepared: true, Options: opts})
+}
+
+func (p *Pool) module(msg moduleMsg) (*Module, error) {
+	msg.ID = moduleIDs.Add(1)
+	load, err := encodeModule(msg)
 	if err != nil {
 		return nil, err
 	}
-	return &Module{p: p, id: id, load: load, opts: opts}, nil
+	return &Module{p: p, id: msg.ID, load: load, opts: msg.Options}, nil
 }
 
 // Call runs the module once in a worker, as wasm.Module.Call does in
 // process: the same limits hold, enforced in the worker; the pool adds a
 // wall-clock backstop and turns a crash of the worker into the call's error.
 func (m *Module) Call(ctx context.Context, args []byte) (json.RawMessage, *wasm.Error) {
+	if e := m.broken.Load(); e != nil {
+		return nil, &wasm.Error{Code: e.Code, Message: e.Message}
+	}
 	p := m.p
 	timeout := cmp.Or(m.opts.Limits.Timeout, wasm.DefaultTimeout)
 	_, jerr := p.acquire(ctx, timeout)
@@ -131,7 +149,9 @@ func (w *proc) loadModule(ctx context.Context, m *Module) (*wasm.Error, bool) {
 			w.kill()
 			return &wasm.Error{Code: wasm.CodeToolError, Message: fmt.Sprintf("the worker process sent a message of kind %q while loading a module; it was stopped", f.kind)}, false
 		case len(f.body) > 0:
-			return &wasm.Error{Code: wasm.CodeToolError, Message: fmt.Sprintf("%q does not load in the worker process: %s", m.opts.Name, cut(string(f.body), 500))}, true
+			e := &wasm.Error{Code: wasm.CodeToolError, Message: fmt.Sprintf("%q does not load in the worker process: %s", m.opts.Name, cut(string(f.body), 500))}
+			m.broken.Store(e)
+			return e, true
 		}
 		w.modules[m.id] = true
 		return nil, true

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
 	"sync"
@@ -232,8 +233,8 @@ func (w *server) serve() error {
 		case kindCancel:
 			w.cancelJob()
 		case kindModule:
-			var m moduleMsg
-			if err := json.Unmarshal(body, &m); err != nil {
+			m, err := decodeModule(body)
+			if err != nil {
 				return err
 			}
 			var why []byte
@@ -277,8 +278,9 @@ func (w *server) loadModule(m *moduleMsg) error {
 		w.modules = make(map[uint64]*wasm.Module)
 	}
 	if w.rt == nil {
-		// The host compiled each module before sending it (wasmtool does),
-		// so the worker reads entries and leaves bounding the cache to it.
+		// The host prepared (and, on a miss, compiled) each module before
+		// sending it (wasmtool does), so the worker reads entries and leaves
+		// bounding the cache to it.
 		rt, err := wasm.NewRuntime(context.Background(), wasm.Config{CacheDir: w.wasmCache, CacheMaxBytes: -1})
 		if err != nil { // an unusable cache is no reason to fail
 			if rt, err = wasm.NewRuntime(context.Background(), wasm.Config{}); err != nil {
@@ -287,7 +289,21 @@ func (w *server) loadModule(m *moduleMsg) error {
 		}
 		w.rt = rt
 	}
-	mod, err := w.rt.Compile(context.Background(), m.Binary, m.Options)
+	// A worker runs on one processor (limits_unix.go), but compiling a
+	// Go tool is tens of milliseconds of wazero's validation and loading,
+	// with a heap growing by tens of megabytes: let the collector work on
+	// the other processors meanwhile. Nothing else runs in the worker
+	// during a load.
+	if n := runtime.NumCPU(); n > 1 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(n))
+	}
+	var mod *wasm.Module
+	var err error
+	if m.Prepared {
+		mod, err = w.rt.CompilePrepared(context.Background(), wasm.Prepared{Binary: m.Binary}, m.Options)
+	} else {
+		mod, err = w.rt.Compile(context.Background(), m.Binary, m.Options)
+	}
 	if err != nil {
 		return err
 	}

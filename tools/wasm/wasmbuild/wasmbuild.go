@@ -60,13 +60,14 @@ func locate(ctx context.Context) (string, error) {
 	return filepath.Dir(strings.TrimSpace(out)), nil
 }
 
-// buildModule runs go build for GOOS=wasip1 in a tool's directory.
-func buildModule(ctx context.Context, dir string, reactor bool, out string) error {
+// buildModule runs go build for GOOS=wasip1 in a tool's directory, with
+// extra flags.
+func buildModule(ctx context.Context, dir string, reactor bool, out string, extra ...string) error {
 	args := []string{"build", "-trimpath"}
 	if reactor {
 		args = append(args, "-buildmode=c-shared")
 	}
-	args = append(args, "-o", out, ".")
+	args = append(append(args, extra...), "-o", out, ".")
 	_, err := goCmd(ctx, dir, []string{"GOOS=wasip1", "GOARCH=wasm"}, args...)
 	return err
 }

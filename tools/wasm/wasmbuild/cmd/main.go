@@ -1,9 +1,13 @@
 // Command cmd builds codemode's WASM tools: go run it with an output
 // directory (default tools/wasm/build). scripts/build-wasm-tools.sh runs it.
+// With -embed DIR it writes them compressed into DIR for the codemode
+// binary to embed, rebuilding only those whose sources changed (-force:
+// all); go generate ./tools/wasm/builtin runs that.
 package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"os/signal"
@@ -14,17 +18,28 @@ import (
 func main() { os.Exit(run()) }
 
 func run() int {
-	if len(os.Args) > 2 {
-		fmt.Fprintln(os.Stderr, "usage: go run ./tools/wasm/wasmbuild/cmd [OUTDIR]")
-		return 2
+	fs := flag.NewFlagSet("wasmbuild", flag.ContinueOnError)
+	embed := fs.String("embed", "", "write the tools compressed into `DIR`, with their sources' hashes, rebuilding only what changed")
+	force := fs.Bool("force", false, "with -embed: rebuild every tool, changed or not")
+	fs.Usage = func() {
+		fmt.Fprintln(os.Stderr, "usage: go run ./tools/wasm/wasmbuild/cmd [OUTDIR]\n       go run ./tools/wasm/wasmbuild/cmd -embed DIR [-force]")
+		fs.PrintDefaults()
 	}
-	out := ""
-	if len(os.Args) == 2 {
-		out = os.Args[1]
+	if err := fs.Parse(os.Args[1:]); err != nil || fs.NArg() > 1 || (*embed != "" && fs.NArg() > 0) || (*force && *embed == "") {
+		if err == nil {
+			fs.Usage()
+		}
+		return 2
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	written, err := wasmbuild.Build(ctx, out)
+	var written []string
+	var err error
+	if *embed != "" {
+		written, err = wasmbuild.Embed(ctx, *embed, *force)
+	} else {
+		written, err = wasmbuild.Build(ctx, fs.Arg(0))
+	}
 	for _, m := range written {
 		fmt.Println(m)
 	}
