@@ -322,7 +322,9 @@ async function loadExample(x) {
     }
   }
   const missing = [...new Set([...text.matchAll(/tools\.([A-Za-z_]\w*\.[A-Za-z_]\w*)\s*\(/g)].map((m) => m[1]))].filter((n) => !toolNames.has(n));
-  if (missing.length) toast(`${x.name} needs ${missing.join(", ")}: start the server with --wasm-dir (see docs/wasm.md).`, "warn");
+  // The project's own (graph.layout, text.cluster) are built in unless the
+  // server runs with --no-builtin-wasm; others come with --wasm-dir.
+  if (missing.length) toast(`${x.name} needs ${missing.join(", ")}, which this server does not have: start it without --no-builtin-wasm, or with --wasm-dir for other WASM tools (see docs/wasm.md).`, "warn");
 }
 
 // ---- the board page -------------------------------------------------------
