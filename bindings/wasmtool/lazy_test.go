@@ -265,3 +265,33 @@ func TestLazyInWorkers(t *testing.T) {
 }
 
 func sha(b []byte) [32]byte { return sha256.Sum256(b) }
+
+// TestPreload: Preload compiles the named tools' modules now (a later call
+// reads nothing), leaves the others for their first call, and reports a
+// module that cannot load by its tool, as its calls will.
+func TestPreload(t *testing.T) {
+	l := newLoader(t)
+	good := &counted{bin: fixtureBytes(t, "echo")}
+	other := &counted{bin: fixtureBytes(t, "echo")}
+	bad := &counted{bin: []byte("not WebAssembly")}
+	tool := loadEmbedded(t, l, echoManifest, good.source())
+	loadEmbedded(t, l, `{"name": "fx.other", "description": "Echo.", "inputSchema": {"type": "object"}}`, other.source())
+	loadEmbedded(t, l, `{"name": "fx.bad", "description": "Broken.", "inputSchema": {"type": "object"}}`, bad.source())
+
+	if err := l.Preload(context.Background(), "fx.echo", "createStickyNote"); err != nil {
+		t.Fatalf("Preload: %v", err)
+	}
+	if good.reads.Load() != 1 || other.reads.Load() != 0 || bad.reads.Load() != 0 {
+		t.Fatalf("reads after preloading fx.echo: %d, %d, %d; want 1, 0, 0", good.reads.Load(), other.reads.Load(), bad.reads.Load())
+	}
+	if _, err := tool.Handler(context.Background(), []byte(`{}`)); err != nil {
+		t.Fatalf("call after Preload: %v", err)
+	}
+	err := l.Preload(context.Background())
+	if err == nil || !strings.Contains(err.Error(), `tool "fx.bad" cannot be loaded`) || strings.Contains(err.Error(), "fx.echo") {
+		t.Errorf("Preload of every tool: %v, want fx.bad's error alone", err)
+	}
+	if good.reads.Load() != 1 || other.reads.Load() != 1 || bad.reads.Load() != 1 {
+		t.Errorf("reads after preloading every tool: %d, %d, %d; want 1 each", good.reads.Load(), other.reads.Load(), bad.reads.Load())
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -35,6 +36,7 @@ type Loader struct {
 	closed  bool
 	loads   sync.WaitGroup // modules being compiled, at their first call
 	modules []*wasm.Module
+	lazies  []*lazyModule // every tool's module, for Preload
 }
 
 // Options configure a Loader.
@@ -294,7 +296,7 @@ func (l *Loader) lazy(m Manifest, origin string, src wasm.Source) *lazyModule {
 	for i, mt := range m.Mounts {
 		mounts[i] = wasm.Mount{HostDir: mt.Host, GuestPath: mt.Guest}
 	}
-	return &lazyModule{l: l, origin: origin, module: m.Module, src: src, opts: wasm.ModuleOptions{
+	z := &lazyModule{l: l, origin: origin, module: m.Module, src: src, opts: wasm.ModuleOptions{
 		Name: m.Name,
 		Limits: wasm.Limits{
 			MemoryBytes:    int64(m.Memory),
@@ -304,6 +306,36 @@ func (l *Loader) lazy(m Manifest, origin string, src wasm.Source) *lazyModule {
 		Mounts: mounts,
 		Pooled: m.Pure,
 	}}
+	l.mu.Lock()
+	l.lazies = append(l.lazies, z)
+	l.mu.Unlock()
+	return z
+}
+
+// Preload does now, for the tools named (every tool loaded so far if none
+// is), what their first call would do (read, prepare and compile the
+// module), one after another, and returns the errors of those that fail,
+// joined (their calls fail the same way). A benchmark preloads, so that no
+// run it times pays for a compile; a program that calls its tools at once
+// may too. ctx ends the wait, not a compile under way (it finishes for the
+// tool's next call).
+func (l *Loader) Preload(ctx context.Context, names ...string) error {
+	l.mu.Lock()
+	lazies := slices.Clone(l.lazies)
+	l.mu.Unlock()
+	var errs []error
+	for _, z := range lazies {
+		if len(names) > 0 && !slices.Contains(names, z.opts.Name) {
+			continue
+		}
+		if _, werr := z.get(ctx); werr != nil {
+			errs = append(errs, errors.New(werr.Message))
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // lazyModule is a tool's module, read and compiled at the tool's first call,

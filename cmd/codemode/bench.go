@@ -101,6 +101,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 // When the scenarios' tools cannot be made (no go command beside an
 // installed codemode), stderr says so and the runs go on with the
 // whiteboard's: those that need more fail, saying which tool they lacked.
+// Every WASM tool is compiled before the runs (Loader.Preload).
 func benchEngine(ctx context.Context, s *session, run []bench.Scenario, stderr io.Writer) (*engine.Engine, func(), error) {
 	given := func(name string) bool {
 		return slices.ContainsFunc(s.extraTools, func(w engine.Tool) bool { return w.Name == name })
@@ -129,6 +130,19 @@ func benchEngine(ctx context.Context, s *session, run []bench.Scenario, stderr i
 	}
 	tools = slices.DeleteFunc(tools, func(t engine.Tool) bool { return given(t.Name) })
 	tools = append(tools, s.extraTools...)
+	if s.loader != nil {
+		// The WASM tools the runs use are compiled now, not in the first
+		// run that calls one: that run's time would be the compile's.
+		var names []string
+		for _, sc := range run {
+			names = append(names, sc.Tools...)
+		}
+		if len(names) > 0 {
+			if err := s.loader.Preload(ctx, names...); err != nil {
+				fail(stderr, 0, "bench: %v", err)
+			}
+		}
+	}
 	b := engine.NewBuilder().Add(tools...).WithConfig(s.cfg)
 	if s.pool != nil {
 		b.WithScriptRunner(s.pool)
