@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/codemode-dev/codemode/engine"
@@ -152,14 +153,18 @@ func (s *Server) forwardCancel(w http.ResponseWriter, r *http.Request, runID str
 	return true, s.answerForwarded(w, runID, out, err)
 }
 
-// answerForwarded writes the answer a replica gave a forwarded request.
+// answerForwarded writes the answer a replica gave a forwarded request
+// about a run (or, for an id starting "pv_", a preview).
 func (s *Server) answerForwarded(w http.ResponseWriter, runID string, out []byte, err error) *httpError {
 	var a forwardedAnswer
 	if err == nil {
 		err = json.Unmarshal(out, &a)
 	}
 	if err != nil {
-		s.log.Error("server: forwarding a request about a run to its replica failed", "run", runID, "err", err)
+		s.log.Error("server: forwarding a request to another replica failed", "id", runID, "err", err)
+		if strings.HasPrefix(runID, "pv_") {
+			return unavailable("preview %s is kept by another replica, which cannot be reached now: try again shortly", quoteID(runID))
+		}
 		return unavailable("run %s runs on another replica, which cannot be reached now: try again shortly", quoteID(runID))
 	}
 	w.Header().Set("Content-Type", "application/json")

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"math"
 	"slices"
 	"sync"
 	"time"
@@ -50,6 +51,7 @@ type preview struct {
 
 	// Guarded by the previews' mu:
 	elem    *list.Element // in previews.order
+	belem   *list.Element // in its board's list (previews.boardOrder)
 	timer   *time.Timer   // expires it
 	release func()        // lets go of its ownership in the cluster; nil if none
 }
@@ -84,9 +86,15 @@ func (p *preview) json() previewJSON {
 		ExpiresAt: p.expires.UTC(), SVG: string(boardSVG(p.board))}
 }
 
-// weight is what a preview counts against the bounds: its document (the
-// board it holds takes a few times that, as a board in memory does).
-func (p *preview) weight() int { return len(p.doc) }
+// weight is what a preview counts against the bounds: its document, and
+// previewOverhead for the rest (the board it holds takes a few times its
+// document, as a board in memory does).
+func (p *preview) weight() int { return len(p.doc) + previewOverhead }
+
+// previewOverhead is what a preview weighs besides its document: its
+// record, ids, timer and change lists (≈ 650 bytes measured for a small
+// board), so that many small previews are bounded by MaxPreviewBytes too.
+const previewOverhead = 1 << 10
 
 // diffBoards lists what turns board from into board to.
 func diffBoards(from, to *whiteboard.Board) previewChanges {
@@ -130,7 +138,12 @@ type previews struct {
 	bytes   int
 	byBoard map[string]int // how many each board has
 	weighs  map[string]int // what they weigh, by board
-	closed  bool
+	// boardOrder lists each board's previews, the oldest first: an add
+	// pushes out only what it must, at the front of one list or the other,
+	// never walking every preview kept (tens of thousands, under the lock
+	// every preview request takes).
+	boardOrder map[string]*list.List
+	closed     bool
 }
 
 // newPreviewsFor makes the previews of a server with opts, whose boards
@@ -145,12 +158,14 @@ func newPreviewsFor(opts Options, maxBoard int64) *previews {
 	ttl := time.Duration(orDefault(int64(opts.PreviewTTL), int64(DefaultPreviewTTL)))
 	perBoard := int(orDefault(int64(opts.MaxPreviews), DefaultMaxPreviews))
 	maxBytes := max(orDefault(opts.MaxPreviewBytes, DefaultMaxPreviewBytes), maxBoard)
-	return newPreviews(ttl, perBoard, int(min(4*maxBoard, maxBytes)), int(maxBytes))
+	boardBytes := min(maxBoard, maxBytes/4) * 4 // 4×maxBoard, without overflowing for a board cap near MaxInt64
+	return newPreviews(ttl, perBoard, int(min(boardBytes, maxBytes)), int(min(maxBytes, math.MaxInt)))
 }
 
 func newPreviews(ttl time.Duration, maxPerBoard, boardBytes, maxBytes int) *previews {
 	return &previews{ttl: ttl, maxPerBoard: maxPerBoard, boardBytes: boardBytes, maxBytes: maxBytes,
-		byID: make(map[string]*preview), byBoard: make(map[string]int), weighs: make(map[string]int)}
+		byID: make(map[string]*preview), byBoard: make(map[string]int), weighs: make(map[string]int),
+		boardOrder: make(map[string]*list.List)}
 }
 
 // newPreviewID is a preview's id: "pv_" and 26 random characters.
@@ -168,21 +183,25 @@ func (ps *previews) add(p *preview) bool {
 		gone = append(gone, p)
 		return false
 	}
-	for e := ps.order.Front(); e != nil; {
-		next := e.Next()
-		q := e.Value.(*preview)
-		full := ps.bytes+p.weight() > ps.maxBytes
-		if q.boardID == p.boardID {
-			full = full || ps.byBoard[p.boardID]+1 > ps.maxPerBoard || ps.weighs[p.boardID]+p.weight() > ps.boardBytes
-		}
-		if full {
-			ps.removeLocked(q)
-			gone = append(gone, q)
-		}
-		e = next
+	w := p.weight()
+	for ps.byBoard[p.boardID] > 0 && (ps.byBoard[p.boardID]+1 > ps.maxPerBoard || ps.weighs[p.boardID]+w > ps.boardBytes) {
+		q := ps.boardOrder[p.boardID].Front().Value.(*preview)
+		ps.removeLocked(q)
+		gone = append(gone, q)
+	}
+	for ps.order.Len() > 0 && ps.bytes+w > ps.maxBytes {
+		q := ps.order.Front().Value.(*preview)
+		ps.removeLocked(q)
+		gone = append(gone, q)
+	}
+	bl := ps.boardOrder[p.boardID]
+	if bl == nil {
+		bl = list.New()
+		ps.boardOrder[p.boardID] = bl
 	}
 	ps.byID[p.id] = p
 	p.elem = ps.order.PushBack(p)
+	p.belem = bl.PushBack(p)
 	ps.bytes += p.weight()
 	ps.byBoard[p.boardID]++
 	ps.weighs[p.boardID] += p.weight()
@@ -230,12 +249,14 @@ func (ps *previews) expire(p *preview) { ps.remove(p) }
 func (ps *previews) removeLocked(p *preview) {
 	delete(ps.byID, p.id)
 	ps.order.Remove(p.elem)
+	ps.boardOrder[p.boardID].Remove(p.belem)
 	p.timer.Stop()
 	ps.bytes -= p.weight()
 	ps.weighs[p.boardID] -= p.weight()
 	if ps.byBoard[p.boardID]--; ps.byBoard[p.boardID] == 0 {
 		delete(ps.byBoard, p.boardID)
 		delete(ps.weighs, p.boardID)
+		delete(ps.boardOrder, p.boardID)
 	}
 }
 
@@ -243,13 +264,10 @@ func (ps *previews) removeLocked(p *preview) {
 func (ps *previews) forgetBoard(boardID string) {
 	var gone []*preview
 	ps.mu.Lock()
-	for e := ps.order.Front(); e != nil; {
-		next := e.Next()
-		if q := e.Value.(*preview); q.boardID == boardID {
-			ps.removeLocked(q)
-			gone = append(gone, q)
-		}
-		e = next
+	for ps.byBoard[boardID] > 0 {
+		q := ps.boardOrder[boardID].Front().Value.(*preview)
+		ps.removeLocked(q)
+		gone = append(gone, q)
 	}
 	ps.mu.Unlock()
 	releaseAll(gone)
@@ -269,6 +287,7 @@ func (ps *previews) close() {
 	clear(ps.byID)
 	clear(ps.byBoard)
 	clear(ps.weighs)
+	clear(ps.boardOrder)
 	ps.bytes = 0
 	ps.mu.Unlock()
 	releaseAll(gone)

@@ -216,11 +216,18 @@ func checkPreviews(t *testing.T, ps *previews) (count, bytes, boardMost, boardHe
 		if ps.byID[p.id] != p {
 			t.Errorf("preview %s in the order, not by id", p.id)
 		}
+		if bl := ps.boardOrder[p.boardID]; bl == nil || p.belem == nil || p.belem.Value != p {
+			t.Errorf("preview %s is not in its board's list", p.id)
+		}
 		byBoard[p.boardID]++
 		weighs[p.boardID] += p.weight()
 		total += p.weight()
 	}
-	if len(ps.byID) != ps.order.Len() || total != ps.bytes || !maps.Equal(byBoard, ps.byBoard) || !maps.Equal(weighs, ps.weighs) {
+	listed := 0
+	for _, bl := range ps.boardOrder {
+		listed += bl.Len()
+	}
+	if len(ps.byID) != ps.order.Len() || listed != ps.order.Len() || len(ps.boardOrder) != len(ps.byBoard) || total != ps.bytes || !maps.Equal(byBoard, ps.byBoard) || !maps.Equal(weighs, ps.weighs) {
 		t.Errorf("the books: %d by id, %d in order; %d bytes counted, %d held; by board %v, held %v; weighs %v, held %v",
 			len(ps.byID), ps.order.Len(), ps.bytes, total, ps.byBoard, byBoard, ps.weighs, weighs)
 	}
@@ -238,13 +245,13 @@ func checkPreviews(t *testing.T, ps *previews) (count, bytes, boardMost, boardHe
 
 // TestPreviewStorm: 8 clients preview on 16 boards at once, applying,
 // discarding and fetching as they go, while the bounds hold at every
-// moment: 6 a board, 4 × 2 KiB a board, 20,000 bytes in all. Every
+// moment: 6 a board, 4 × 2.5 KiB a board, 24,000 bytes in all. Every
 // preview is found until it is pushed out; the cluster owns exactly the
 // previews kept.
 func TestPreviewStorm(t *testing.T) {
 	cluster := NewMemoryCluster()
-	s := newTestServer(t, Options{MaxPreviews: 6, MaxBoardBytes: 2048, MaxPreviewBytes: 20000, Cluster: cluster.Join()})
-	if s.previews.maxPerBoard != 6 || s.previews.boardBytes != 4*2048 || s.previews.maxBytes != 20000 {
+	s := newTestServer(t, Options{MaxPreviews: 6, MaxBoardBytes: 2560, MaxPreviewBytes: 24000, Cluster: cluster.Join()})
+	if s.previews.maxPerBoard != 6 || s.previews.boardBytes != 4*2560 || s.previews.maxBytes != 24000 {
 		t.Fatalf("bounds %d %d %d", s.previews.maxPerBoard, s.previews.boardBytes, s.previews.maxBytes)
 	}
 	const boards, clients, each = 16, 8, 40
@@ -276,12 +283,12 @@ func TestPreviewStorm(t *testing.T) {
 				if i%2 == 0 {
 					board = "b0" // a board that has many, at its bounds
 				}
-				// The board's notes replaced by one of 60 to 1,600 bytes of
-				// text: a preview's document weighs up to about 1,800, and
-				// an applied one keeps its board under 2 KiB. (Deletes in
-				// a preview wait for no one.)
+				// The board's notes replaced by one of 60 to 1,000 bytes of
+				// text: a preview weighs up to about 2,300 (its document
+				// and previewOverhead), and an applied one keeps its board
+				// under 2.5 KiB. (Deletes in a preview wait for no one.)
 				id := previewID(t, s, board, `{"code":"for (const o of (await tools.getBoardState({})).objects) await tools.deleteObject({objectId: o.id}); await tools.createStickyNote({text: '`+
-					strings.Repeat("x", 60+r.IntN(1540))+`', x: 0, y: 0})","preview":true}`)
+					strings.Repeat("x", 60+r.IntN(940))+`', x: 0, y: 0})","preview":true}`)
 				var res *http.Response
 				switch i % 4 {
 				case 0:
@@ -298,8 +305,8 @@ func TestPreviewStorm(t *testing.T) {
 	}
 	wg.Wait()
 	close(done)
-	// Each bound was reached (within a preview's weight, 1,800 bytes).
-	if seen := <-checked; seen[0] == 0 || seen[1] < 20000-1800 || seen[2] != 6 || seen[3] < 4*2048-1800 {
+	// Each bound was reached (within a preview's weight, 2,300 bytes).
+	if seen := <-checked; seen[0] == 0 || seen[1] < 24000-2300 || seen[2] != 6 || seen[3] < 4*2560-2300 {
 		t.Errorf("%d checks of the books; the most seen: %d bytes, %d previews of a board, %d bytes of a board", seen[0], seen[1], seen[2], seen[3])
 	}
 	statuses.Range(func(k, v any) bool {
@@ -617,7 +624,7 @@ func TestPreviewsMemoryBounded(t *testing.T) {
 		}
 	}
 	count, bytes, most, _ := checkPreviews(t, s.previews)
-	if count != 8 || most != 2 || bytes > 8*3000 {
+	if count != 8 || most != 2 || bytes > 8*(3000+previewOverhead) {
 		t.Errorf("after 2,000 previews: %d kept (at most %d a board), %d bytes", count, most, bytes)
 	}
 	grown := int64(heap()) - int64(base)

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -13,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/codemode-dev/codemode/engine"
+	"github.com/codemode-dev/codemode/tools/whiteboard"
 )
 
 // previewScript adds a note, moves sticky-1 and deletes sticky-2.
@@ -302,26 +304,54 @@ func TestPreviewsExpire(t *testing.T) {
 	})
 }
 
-// TestPreviewsBytes: previews weigh their documents; past a board's or the
-// server's bound the oldest go, and close drops every one.
+// TestPreviewsBytes: previews weigh their documents and previewOverhead;
+// past a board's or the server's bound the oldest go, and close drops
+// every one.
 func TestPreviewsBytes(t *testing.T) {
-	ps := newPreviews(time.Hour, 100, 25, 35)
-	mk := func(id, board string, n int) *preview {
-		return &preview{id: id, boardID: board, doc: make([]byte, n), expires: time.Now().Add(time.Hour)}
+	const w = 10 + previewOverhead // what each preview below weighs
+	ps := newPreviews(time.Hour, 100, 2*w+5, 3*w+5)
+	mk := func(id, board string) *preview {
+		return &preview{id: id, boardID: board, doc: make([]byte, 10), expires: time.Now().Add(time.Hour)}
 	}
-	ps.add(mk("a1", "a", 10))
-	ps.add(mk("a2", "a", 10))
-	ps.add(mk("a3", "a", 10)) // a's bound is 25: a1 goes
+	ps.add(mk("a1", "a"))
+	ps.add(mk("a2", "a"))
+	ps.add(mk("a3", "a")) // a's bound is two: a1 goes
 	if ps.get("a", "a1") != nil || ps.get("a", "a2") == nil {
 		t.Fatal("board bound")
 	}
-	ps.add(mk("b1", "b", 10))
-	ps.add(mk("b2", "b", 10)) // 40 > 35: the oldest (a2) goes
+	ps.add(mk("b1", "b"))
+	ps.add(mk("b2", "b")) // four would pass the server's bound: the oldest (a2) goes
 	if ps.get("a", "a2") != nil || ps.get("a", "a3") == nil || ps.count() != 3 {
 		t.Fatalf("server bound: %d kept", ps.count())
 	}
+	ps.forgetBoard("b")
+	if ps.count() != 1 || ps.get("a", "a3") == nil {
+		t.Fatalf("forgetBoard: %d kept", ps.count())
+	}
 	ps.close()
-	if ps.count() != 0 || ps.add(mk("c", "c", 1)) {
+	if ps.count() != 0 || ps.add(mk("c", "c")) {
 		t.Fatal("close")
+	}
+}
+
+// BenchmarkPreviewAdd: adding a preview costs the same however many other
+// boards keep previews (it once walked them all, under the lock every
+// preview request takes).
+func BenchmarkPreviewAdd(b *testing.B) {
+	board := whiteboard.NewBoard()
+	doc, _ := board.MarshalJSON()
+	for _, kept := range []int{3000, 30000} {
+		b.Run(fmt.Sprintf("kept=%d", kept), func(b *testing.B) {
+			ps := newPreviews(time.Hour, 16, 64<<20, 1<<40)
+			defer ps.close()
+			for i := range kept {
+				ps.add(&preview{id: newPreviewID(), boardID: fmt.Sprint("b", i/16), board: board, doc: doc, expires: time.Now().Add(time.Hour)})
+			}
+			i := 0
+			for b.Loop() {
+				ps.add(&preview{id: newPreviewID(), boardID: fmt.Sprint("x", i/16), board: board, doc: doc, expires: time.Now().Add(time.Hour)})
+				i++
+			}
+		})
 	}
 }

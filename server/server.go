@@ -42,7 +42,11 @@ type Options struct {
 	Runner engine.ScriptRunner
 	// Approve chooses which calls wait for a person's decision: nil is
 	// GateDestructive; engine.GateWrites gates all but read-only tools;
-	// GateNone gates nothing.
+	// GateNone gates nothing. A preview run asks nobody, whatever the
+	// policy: its whiteboard calls change only its copy, and its other
+	// tools run only if read-only (denied otherwise); applying it commits
+	// what it showed, a decision its client makes with the whole effect in
+	// view (docs/http.md, "Previews").
 	Approve engine.ApprovalPolicy
 	// Token, if set, must come with every /v1 request as
 	// "Authorization: Bearer TOKEN".

@@ -380,8 +380,15 @@ func (z *lazyModule) get(ctx context.Context) (caller, *wasm.Error) {
 		done := make(chan struct{})
 		z.done = done
 		z.mu.Unlock()
-		mod, err := z.load()
+		mod, err, again := z.load()
 		z.mod, z.err = mod, err // read by others only after done is closed
+		if again {
+			// Not the module's fault (no worker pool now): the next call
+			// tries again; the calls waiting now fail with this one.
+			z.mu.Lock()
+			z.done = nil
+			z.mu.Unlock()
+		}
 		close(done)
 		return mod, err
 	}
@@ -400,54 +407,55 @@ func (z *lazyModule) get(ctx context.Context) (caller, *wasm.Error) {
 }
 
 // load reads, prepares and compiles the module; its error is the message
-// every call of the tool fails with from then on.
-func (z *lazyModule) load() (mod caller, werr *wasm.Error) {
+// every call of the tool fails with from then on, unless again says the
+// failure was not the module's (the worker pool could not be had).
+func (z *lazyModule) load() (mod caller, werr *wasm.Error, again bool) {
 	l := z.l
 	l.mu.Lock()
 	if l.closed {
 		l.mu.Unlock()
-		return nil, &wasm.Error{Code: wasm.CodeCanceled, Message: fmt.Sprintf("tool %q was stopped: its loader was closed", z.opts.Name)}
+		return nil, &wasm.Error{Code: wasm.CodeCanceled, Message: fmt.Sprintf("tool %q was stopped: its loader was closed", z.opts.Name)}, false
 	}
 	l.loads.Add(1)
 	l.mu.Unlock()
 	defer l.loads.Done()
 	defer func() {
 		if p := recover(); p != nil { // never expected; a crash of the process would be worse
-			mod, werr = nil, z.loadError(fmt.Errorf("loading it failed: %v", p))
+			mod, werr, again = nil, z.loadError(fmt.Errorf("loading it failed: %v", p)), false
 		}
 	}()
 	ctx := context.Background()
 	l.rtOnce.Do(func() { l.rt, l.rtErr = wasm.NewRuntime(ctx, l.cfg) })
 	if l.rtErr != nil {
-		return nil, z.loadError(l.rtErr)
+		return nil, z.loadError(l.rtErr), false
 	}
 	if l.workers != nil {
 		pool, err := l.workers()
 		if err != nil {
-			return nil, &wasm.Error{Code: wasm.CodeToolError, Message: fmt.Sprintf("tool %q cannot run: %v", z.opts.Name, err)}
+			return nil, &wasm.Error{Code: wasm.CodeToolError, Message: fmt.Sprintf("tool %q cannot run: %v", z.opts.Name, err)}, true
 		}
 		p, err := l.rt.Prepare(ctx, z.src)
 		if err != nil {
-			return nil, z.loadError(err)
+			return nil, z.loadError(err), false
 		}
 		remote, err := pool.PreparedModule(p, z.opts)
 		if err != nil {
-			return nil, z.loadError(err)
+			return nil, z.loadError(err), false
 		}
-		return remote, nil
+		return remote, nil, false
 	}
 	m, err := l.rt.CompileSource(ctx, z.src, z.opts)
 	if err != nil {
-		return nil, z.loadError(err)
+		return nil, z.loadError(err), false
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closed { // cannot happen while Close waits for loads; kept for safety
 		m.Close(ctx)
-		return nil, &wasm.Error{Code: wasm.CodeCanceled, Message: fmt.Sprintf("tool %q was stopped: its loader was closed", z.opts.Name)}
+		return nil, &wasm.Error{Code: wasm.CodeCanceled, Message: fmt.Sprintf("tool %q was stopped: its loader was closed", z.opts.Name)}, false
 	}
 	l.modules = append(l.modules, m)
-	return m, nil
+	return m, nil, false
 }
 
 // loadError is a module's failure to load as its calls report it: the

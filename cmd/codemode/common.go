@@ -221,6 +221,12 @@ func openSession(o *options, timeoutOf string, earlier ...error) (*session, erro
 		add(err)
 	}
 	s.extraTools = append(wasmTools, upstreamTools...)
+	// A tool of an upstream MCP server named like a built-in WASM tool
+	// takes its place, as a --wasm-dir tool's does (loadWasm): a server
+	// named "graph" with a tool "layout" worked before there were built-ins.
+	s.builtins = slices.DeleteFunc(s.builtins, func(b engine.Tool) bool {
+		return slices.ContainsFunc(upstreamTools, func(t engine.Tool) bool { return t.Name == b.Name })
+	})
 	if len(errs) > 0 {
 		return s, errors.Join(errs...)
 	}

@@ -580,7 +580,7 @@ class BoardPage {
     this.running = true;
     this.setRunButtons(true);
     this.timeline.pending(`${preview ? "Preview of a " : ""}${mode === "script" ? "script" : "batch"}`);
-    this.timeline.expectPreview = preview;
+
     try {
       const res = await api(`v1/boards/${this.id}/${mode === "script" ? "execute" : "batch"}`, {
         method: "POST", body, headers: { Accept: "text/event-stream" }, signal: this.abort.signal,
@@ -596,6 +596,9 @@ class BoardPage {
         } catch {
           return;
         }
+        // A preview's events come on its own stream only: its run_start
+        // names it before the timeline shows it.
+        if (preview && data.type === "run_start") this.timeline.previews.add(data.runId);
         this.onRunEvent(data);
         if (preview && data.type === "run_end") this.showPreview(data);
       });

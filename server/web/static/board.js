@@ -112,12 +112,13 @@ export class BoardView {
     if (!this.ghost) return;
     const layer = document.createElementNS(SVG_NS, "g");
     layer.setAttribute("class", GHOST);
+    const drawn = new Map(this.objects().map((g) => [g.getAttribute("data-id"), g])); // one pass, not a find per object
     const ids = new Set();
     for (const name of LAYERS) {
       for (const g of this.ghost.querySelectorAll(`:scope > g.${name} > g[data-id]`)) {
         const id = g.getAttribute("data-id");
         ids.add(id);
-        const cur = this.find(id);
+        const cur = drawn.get(id);
         if (cur && sameDrawing(cur, g)) continue;
         const ghost = g.cloneNode(true);
         ghost.classList.add("ghost", cur ? "ghost-updated" : "ghost-added");
@@ -125,7 +126,7 @@ export class BoardView {
         layer.appendChild(ghost);
       }
     }
-    for (const g of this.objects()) if (!ids.has(g.getAttribute("data-id"))) g.classList.add("ghost-deleted");
+    for (const [id, g] of drawn) if (!ids.has(id)) g.classList.add("ghost-deleted");
     this.svg.appendChild(layer);
   }
 

@@ -15,7 +15,7 @@ export class Timeline {
     this.root = root;
     this.run = null;
     this.finished = new Set(); // runs shown before: their late events are ignored
-    this.expectPreview = false; // the next run this tab starts is a preview
+    this.previews = new Set(); // ids of this tab's preview runs (their run_start came on their own stream)
     this.showIdle();
   }
 
@@ -81,8 +81,7 @@ export class Timeline {
     const head = el("div", { class: "run-head" });
     const badge = el("span", { class: "badge running" }, "running");
     const what = ev.kind === "batch" ? "Batch" : ev.kind === "script" ? "Script" : "Run";
-    const title = el("span", { class: "run-title" }, this.expectPreview ? `Preview of a ${what.toLowerCase()}` : what);
-    this.expectPreview = false;
+    const title = el("span", { class: "run-title" }, this.previews.has(ev.runId) ? `Preview of a ${what.toLowerCase()}` : what);
     const stats = el("span", { class: "run-stats" });
     head.append(badge, title, el("code", { class: "run-id", title: "run id" }, ev.runId), stats);
     const list = el("ol", { class: "calls", "aria-label": "Calls" });
