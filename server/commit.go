@@ -191,6 +191,25 @@ func (s *Server) reload(lb *liveBoard) (BoardState, error) {
 	return st, nil
 }
 
+// holdBoard brings board id into memory and takes its lock, as a change
+// other than a run does (undo, redo, delete, a preview's apply), waiting for
+// a run under way at most boardOpWait; release lets go of both.
+func (s *Server) holdBoard(ctx context.Context, id string) (lb *liveBoard, release func(), herr *httpError) {
+	lb, herr = s.boards.acquire(ctx, id)
+	if herr != nil {
+		return nil, nil, herr
+	}
+	unlock, herr := s.lockBoard(ctx, lb, s.boardOpWait())
+	if herr != nil {
+		s.boards.release(lb)
+		return nil, nil, herr
+	}
+	return lb, func() {
+		unlock()
+		s.boards.release(lb)
+	}, nil
+}
+
 // boardOpWait bounds how long undo, redo and delete wait for a run under way.
 func (s *Server) boardOpWait() time.Duration {
 	cfg := s.eng.Config()
@@ -235,16 +254,11 @@ func (s *Server) step(w http.ResponseWriter, r *http.Request, id, dir string) *h
 
 // stepLocked does step's work holding the board, and returns the answer.
 func (s *Server) stepLocked(ctx context.Context, id, dir string) (any, *httpError) {
-	lb, herr := s.boards.acquire(ctx, id)
+	lb, release, herr := s.holdBoard(ctx, id)
 	if herr != nil {
 		return nil, herr
 	}
-	defer s.boards.release(lb)
-	unlock, herr := s.lockBoard(ctx, lb, s.boardOpWait())
-	if herr != nil {
-		return nil, herr
-	}
-	defer unlock()
+	defer release()
 	sctx, cancel := s.storeCtx(ctx)
 	defer cancel()
 	var st BoardState
@@ -300,16 +314,11 @@ func (s *Server) handleDeleteBoard(w http.ResponseWriter, r *http.Request, id st
 		return herr
 	}
 	defer done()
-	lb, herr := s.boards.acquire(ctx, id)
+	lb, release, herr := s.holdBoard(ctx, id)
 	if herr != nil {
 		return herr
 	}
-	defer s.boards.release(lb)
-	unlock, herr := s.lockBoard(ctx, lb, s.boardOpWait())
-	if herr != nil {
-		return herr
-	}
-	defer unlock()
+	defer release()
 	sctx, cancel := s.storeCtx(ctx)
 	defer cancel()
 	switch err := s.store.DeleteBoard(sctx, id); {

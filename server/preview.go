@@ -51,7 +51,7 @@ type preview struct {
 
 	// Guarded by the previews' mu:
 	elem    *list.Element // in previews.order
-	belem   *list.Element // in its board's list (previews.boardOrder)
+	belem   *list.Element // in its board's list (boardPreviews.order)
 	timer   *time.Timer   // expires it
 	release func()        // lets go of its ownership in the cluster; nil if none
 }
@@ -132,18 +132,22 @@ type previews struct {
 	boardBytes  int
 	maxBytes    int
 
-	mu      sync.Mutex
-	byID    map[string]*preview
-	order   list.List // of *preview, the oldest first
-	bytes   int
-	byBoard map[string]int // how many each board has
-	weighs  map[string]int // what they weigh, by board
-	// boardOrder lists each board's previews, the oldest first: an add
-	// pushes out only what it must, at the front of one list or the other,
+	mu    sync.Mutex
+	byID  map[string]*preview
+	order list.List // of *preview, the oldest first
+	bytes int
+	// boards has each board's previews, the oldest first: an add pushes
+	// out only what it must, at the front of its board's list or of order,
 	// never walking every preview kept (tens of thousands, under the lock
-	// every preview request takes).
-	boardOrder map[string]*list.List
-	closed     bool
+	// every preview request takes). A board without previews has no entry.
+	boards map[string]*boardPreviews
+	closed bool
+}
+
+// boardPreviews are one board's previews and what they weigh together.
+type boardPreviews struct {
+	order list.List // of *preview, the oldest first
+	bytes int
 }
 
 // newPreviewsFor makes the previews of a server with opts, whose boards
@@ -164,8 +168,7 @@ func newPreviewsFor(opts Options, maxBoard int64) *previews {
 
 func newPreviews(ttl time.Duration, maxPerBoard, boardBytes, maxBytes int) *previews {
 	return &previews{ttl: ttl, maxPerBoard: maxPerBoard, boardBytes: boardBytes, maxBytes: maxBytes,
-		byID: make(map[string]*preview), byBoard: make(map[string]int), weighs: make(map[string]int),
-		boardOrder: make(map[string]*list.List)}
+		byID: make(map[string]*preview), boards: make(map[string]*boardPreviews)}
 }
 
 // newPreviewID is a preview's id: "pv_" and 26 random characters.
@@ -184,8 +187,8 @@ func (ps *previews) add(p *preview) bool {
 		return false
 	}
 	w := p.weight()
-	for ps.byBoard[p.boardID] > 0 && (ps.byBoard[p.boardID]+1 > ps.maxPerBoard || ps.weighs[p.boardID]+w > ps.boardBytes) {
-		q := ps.boardOrder[p.boardID].Front().Value.(*preview)
+	for b := ps.boards[p.boardID]; b != nil && (b.order.Len()+1 > ps.maxPerBoard || b.bytes+w > ps.boardBytes); b = ps.boards[p.boardID] {
+		q := b.order.Front().Value.(*preview)
 		ps.removeLocked(q)
 		gone = append(gone, q)
 	}
@@ -194,17 +197,16 @@ func (ps *previews) add(p *preview) bool {
 		ps.removeLocked(q)
 		gone = append(gone, q)
 	}
-	bl := ps.boardOrder[p.boardID]
-	if bl == nil {
-		bl = list.New()
-		ps.boardOrder[p.boardID] = bl
+	b := ps.boards[p.boardID]
+	if b == nil {
+		b = &boardPreviews{}
+		ps.boards[p.boardID] = b
 	}
 	ps.byID[p.id] = p
 	p.elem = ps.order.PushBack(p)
-	p.belem = bl.PushBack(p)
-	ps.bytes += p.weight()
-	ps.byBoard[p.boardID]++
-	ps.weighs[p.boardID] += p.weight()
+	p.belem = b.order.PushBack(p)
+	ps.bytes += w
+	b.bytes += w
 	p.timer = time.AfterFunc(time.Until(p.expires), func() { ps.expire(p) })
 	return true
 }
@@ -249,14 +251,13 @@ func (ps *previews) expire(p *preview) { ps.remove(p) }
 func (ps *previews) removeLocked(p *preview) {
 	delete(ps.byID, p.id)
 	ps.order.Remove(p.elem)
-	ps.boardOrder[p.boardID].Remove(p.belem)
+	b := ps.boards[p.boardID]
+	b.order.Remove(p.belem)
+	b.bytes -= p.weight()
 	p.timer.Stop()
 	ps.bytes -= p.weight()
-	ps.weighs[p.boardID] -= p.weight()
-	if ps.byBoard[p.boardID]--; ps.byBoard[p.boardID] == 0 {
-		delete(ps.byBoard, p.boardID)
-		delete(ps.weighs, p.boardID)
-		delete(ps.boardOrder, p.boardID)
+	if b.order.Len() == 0 {
+		delete(ps.boards, p.boardID)
 	}
 }
 
@@ -264,8 +265,8 @@ func (ps *previews) removeLocked(p *preview) {
 func (ps *previews) forgetBoard(boardID string) {
 	var gone []*preview
 	ps.mu.Lock()
-	for ps.byBoard[boardID] > 0 {
-		q := ps.boardOrder[boardID].Front().Value.(*preview)
+	for b := ps.boards[boardID]; b != nil; b = ps.boards[boardID] {
+		q := b.order.Front().Value.(*preview)
 		ps.removeLocked(q)
 		gone = append(gone, q)
 	}
@@ -285,9 +286,7 @@ func (ps *previews) close() {
 	}
 	ps.order.Init()
 	clear(ps.byID)
-	clear(ps.byBoard)
-	clear(ps.weighs)
-	clear(ps.boardOrder)
+	clear(ps.boards)
 	ps.bytes = 0
 	ps.mu.Unlock()
 	releaseAll(gone)

@@ -111,24 +111,16 @@ type appliedAnswer struct {
 // applyPreview commits p as one undo step, if its board is still at p's
 // base version, and forgets p: a preview applies once.
 func (s *Server) applyPreview(ctx context.Context, p *preview) (any, *httpError) {
-	if s.shuttingDown() {
-		return nil, errShuttingDown()
-	}
-	ctx, done, herr := s.startChangeCtx(ctx)
+	ctx, done, herr := s.startChangeCtx(ctx) // refuses while the server shuts down
 	if herr != nil {
 		return nil, herr
 	}
 	defer done()
-	lb, herr := s.boards.acquire(ctx, p.boardID)
+	lb, release, herr := s.holdBoard(ctx, p.boardID)
 	if herr != nil {
 		return nil, herr
 	}
-	defer s.boards.release(lb)
-	unlock, herr := s.lockBoard(ctx, lb, s.boardOpWait())
-	if herr != nil {
-		return nil, herr
-	}
-	defer unlock()
+	defer release()
 	if s.previews.get(p.boardID, p.id) != p { // an apply or discard got there first
 		return nil, previewGone(p.boardID, p.id)
 	}
