@@ -132,7 +132,8 @@ type session struct {
 	board     *whiteboard.Board
 	loader    *wasmtool.Loader // for the built-in WASM tools and --wasm-dir's
 	// builtins are the built-in WASM tools (tools/wasm/builtin) that no
-	// --wasm-dir tool replaces; none with --no-builtin-wasm.
+	// --wasm-dir or upstream tool of the same name replaces; none with
+	// --no-builtin-wasm.
 	builtins []engine.Tool
 	// extraTools are the --wasm-dir tools and the upstream MCP servers'
 	// (serve and bench give them to their engines).
@@ -221,11 +222,11 @@ func openSession(o *options, timeoutOf string, earlier ...error) (*session, erro
 		add(err)
 	}
 	s.extraTools = append(wasmTools, upstreamTools...)
-	// A tool of an upstream MCP server named like a built-in WASM tool
-	// takes its place, as a --wasm-dir tool's does (loadWasm): a server
-	// named "graph" with a tool "layout" worked before there were built-ins.
+	// A --wasm-dir tool or an upstream MCP server's named like a built-in
+	// WASM tool takes its place (a server "graph" with a tool "layout"
+	// worked before there were built-ins).
 	s.builtins = slices.DeleteFunc(s.builtins, func(b engine.Tool) bool {
-		return slices.ContainsFunc(upstreamTools, func(t engine.Tool) bool { return t.Name == b.Name })
+		return slices.ContainsFunc(s.extraTools, func(t engine.Tool) bool { return t.Name == b.Name })
 	})
 	if len(errs) > 0 {
 		return s, errors.Join(errs...)
@@ -391,8 +392,8 @@ func (o *options) cacheDir() (string, error) {
 
 // loadWasm loads the built-in WASM tools (unless --no-builtin-wasm) and
 // the tools of every --wasm-dir, and returns the latter, and the problems of
-// every directory and manifest. A --wasm-dir tool of a built-in tool's name
-// replaces it. Nothing of any module is read here: each is compiled at its
+// every directory and manifest. (A --wasm-dir tool of a built-in tool's name
+// replaces it: openSession.) Nothing of any module is read here: each is compiled at its
 // tool's first call.
 func (s *session) loadWasm(ctx context.Context) ([]engine.Tool, []error) {
 	var errs []error
@@ -441,9 +442,7 @@ func (s *session) loadWasm(ctx context.Context) ([]engine.Tool, []error) {
 		if err != nil {
 			return nil, append(errs, err)
 		}
-		s.builtins = slices.DeleteFunc(builtins, func(b engine.Tool) bool {
-			return slices.ContainsFunc(tools, func(t engine.Tool) bool { return t.Name == b.Name })
-		})
+		s.builtins = builtins // less those another tool of the same name replaces (openSession)
 	}
 	return tools, errs
 }
