@@ -7,6 +7,7 @@ import (
 	"maps"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -71,6 +72,9 @@ type Config struct {
 	// MCPServers are upstream MCP servers by name, for the host to connect
 	// (bindings/mcp); the engine only checks them.
 	MCPServers map[string]MCPServer `json:"mcpServers,omitempty"`
+	// OpenAPI are HTTP APIs by name, described by OpenAPI documents, for
+	// the host to bind (bindings/openapi); the engine only checks them.
+	OpenAPI map[string]OpenAPI `json:"openapi,omitempty"`
 }
 
 // The defaults (docs/config.md). A script's are the sandbox's own (sandbox/js),
@@ -172,6 +176,7 @@ func (c *Config) problems(p *strictjson.Problems) {
 		positive(p, strictjson.Member(at, "maxResultChars"), t.MaxResultChars)
 	}
 	c.mcpProblems(p)
+	c.openAPIProblems(p)
 }
 
 // problems adds the problems of script limits at path (in a config, or in a
@@ -219,6 +224,7 @@ func LoadConfig(path string) (Config, error) {
 	if err := problemsError("config "+path+": ", p); err != nil {
 		return Config{}, err
 	}
+	cfg.resolveSpecPaths(filepath.Dir(path))
 	return cfg, nil
 }
 

@@ -67,7 +67,7 @@ func TestParseConfigReportsEveryProblem(t *testing.T) {
 		t.Fatalf("got %#v, want a bad_request *engine.Error", err)
 	}
 	want := "config: " + strings.Join([]string{
-		`foo: unknown field (the fields here are limits, script, tools, approvalTimeout, mcpServers)`,
+		`foo: unknown field (the fields here are limits, script, tools, approvalTimeout, mcpServers, openapi)`,
 		`script.timout: unknown field (did you mean "timeout"?)`,
 		`limits.maxConcurrency: want an integer, got the string "8"`,
 		`limits.callTimeout: must be positive, not -1s (leave it out for the default)`,

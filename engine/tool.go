@@ -72,11 +72,13 @@ func (t *Tool) check() error {
 	if len(t.InputSchema) == 0 {
 		return fmt.Errorf("tool %q: no input schema", t.Name)
 	}
-	var root map[string]any
+	var root struct {
+		Type any `json:"type"`
+	}
 	if err := json.Unmarshal(t.InputSchema, &root); err != nil {
 		return fmt.Errorf("tool %q: input schema is not a JSON object: %v", t.Name, err)
 	}
-	if root["type"] != "object" {
+	if root.Type != "object" {
 		return fmt.Errorf(`tool %q: input schema root must have "type": "object"`, t.Name)
 	}
 	if len(t.OutputSchema) > 0 && !json.Valid(t.OutputSchema) {

@@ -221,7 +221,11 @@ func openSession(o *options, timeoutOf string, earlier ...error) (*session, erro
 	for _, err := range upstreamErrs {
 		add(err)
 	}
-	s.extraTools = append(wasmTools, upstreamTools...)
+	apiTools, apiErrs := s.bindOpenAPI()
+	for _, err := range apiErrs {
+		add(err)
+	}
+	s.extraTools = slices.Concat(wasmTools, upstreamTools, apiTools)
 	// A --wasm-dir tool or an upstream MCP server's named like a built-in
 	// WASM tool takes its place (a server "graph" with a tool "layout"
 	// worked before there were built-ins).

@@ -1,0 +1,324 @@
+package openapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/codemode-dev/codemode/engine"
+)
+
+// caller makes a document's HTTP calls.
+type caller struct {
+	client   *http.Client
+	base     *url.URL
+	headers  http.Header
+	secrets  []string // the configured header values, hidden from what a model sees
+	maxBytes int64
+	timeout  time.Duration
+}
+
+func newCaller(spec *Spec, opts Options) (*caller, error) {
+	base, err := baseURL(spec, opts)
+	if err != nil {
+		return nil, err
+	}
+	c := &caller{client: opts.Client, base: base, headers: http.Header{}, maxBytes: opts.MaxResponseBytes, timeout: opts.Timeout}
+	if c.client == nil {
+		c.client = &http.Client{}
+	}
+	if c.maxBytes <= 0 {
+		c.maxBytes = DefaultMaxResponseBytes
+	}
+	for k, v := range opts.Headers {
+		c.headers.Set(k, v)
+		if len(v) >= 4 { // shorter would hide common words of a body
+			c.secrets = append(c.secrets, v)
+			if _, token, ok := strings.Cut(v, " "); ok && len(token) >= 4 { // "Bearer TOKEN"
+				c.secrets = append(c.secrets, token)
+			}
+		}
+	}
+	return c, nil
+}
+
+// maxErrorBody bounds the body an HTTP error's message quotes.
+const maxErrorBody = 1000
+
+// handler is an operation's tool handler: the call's arguments made an
+// HTTP request, its response the result.
+func (c *caller) handler(op *Operation, plan argPlan) engine.Handler {
+	return func(ctx context.Context, raw json.RawMessage) (json.RawMessage, error) {
+		var args map[string]json.RawMessage
+		if len(raw) > 0 {
+			if err := json.Unmarshal(raw, &args); err != nil {
+				return nil, engine.Errorf(engine.CodeInvalidArgs, "arguments: %v", err)
+			}
+		}
+		callCtx := ctx
+		if c.timeout > 0 {
+			var cancel context.CancelFunc
+			callCtx, cancel = context.WithTimeout(ctx, c.timeout)
+			defer cancel()
+		}
+		req, err := c.request(callCtx, op, plan, args)
+		if err != nil {
+			return nil, err
+		}
+		res, err := c.do(req)
+		if err != nil && ctx.Err() == nil && callCtx.Err() != nil {
+			return nil, engine.Errorf(engine.CodeTimeout, "%s %s: no answer within %v, the API's timeout", req.Method, req.URL.Path, c.timeout)
+		}
+		return res, err
+	}
+}
+
+// request builds the HTTP request of a call.
+func (c *caller) request(ctx context.Context, op *Operation, plan argPlan, args map[string]json.RawMessage) (*http.Request, error) {
+	path := op.Path
+	query := url.Values{}
+	headers := http.Header{}
+	var cookies []string
+	var body map[string]json.RawMessage
+	var bodyRaw json.RawMessage
+	for _, key := range sortedKeys(args) {
+		v := args[key]
+		p, isParam := plan.params[key]
+		switch {
+		case isParam && p.In == "path":
+			s, err := text(v, p.JSON)
+			if err != nil {
+				return nil, engine.Errorf(engine.CodeInvalidArgs, "%s: %v", key, err)
+			}
+			path = strings.ReplaceAll(path, "{"+p.Name+"}", url.PathEscape(s))
+		case isParam && p.In == "query":
+			if err := addQuery(query, p, v); err != nil {
+				return nil, engine.Errorf(engine.CodeInvalidArgs, "%s: %v", key, err)
+			}
+		case isParam:
+			s, err := text(v, p.JSON)
+			if err != nil {
+				return nil, engine.Errorf(engine.CodeInvalidArgs, "%s: %v", key, err)
+			}
+			if p.In == "header" {
+				headers.Set(p.Name, s)
+			} else {
+				cookies = append(cookies, p.Name+"="+url.QueryEscape(s))
+			}
+		case key == plan.body && plan.body != "":
+			bodyRaw = v
+		case plan.flat:
+			if body == nil {
+				body = map[string]json.RawMessage{}
+			}
+			body[key] = v
+		}
+	}
+	// path is escaped already: each argument escaped within its segment,
+	// so that an issue title's "/" stays in it.
+	u := *c.base
+	unescaped, err := url.PathUnescape(path)
+	if err != nil {
+		return nil, engine.Errorf(engine.CodeInvalidArgs, "%s %s: %v", op.Method, op.Path, err)
+	}
+	u.Path = strings.TrimSuffix(c.base.Path, "/") + unescaped
+	u.RawPath = strings.TrimSuffix(c.base.EscapedPath(), "/") + path
+	u.RawQuery = query.Encode()
+	var rd io.Reader
+	contentType := ""
+	switch {
+	case body != nil:
+		b, err := json.Marshal(body)
+		if err != nil {
+			return nil, engine.Errorf(engine.CodeInvalidArgs, "body: %v", err)
+		}
+		rd, contentType = bytes.NewReader(b), op.Body.MediaType
+	case bodyRaw != nil && op.Body.JSON():
+		rd, contentType = bytes.NewReader(bodyRaw), op.Body.MediaType
+	case bodyRaw != nil:
+		var s string
+		if err := json.Unmarshal(bodyRaw, &s); err != nil {
+			return nil, engine.Errorf(engine.CodeInvalidArgs, "%s: want a string", plan.body)
+		}
+		rd, contentType = strings.NewReader(s), op.Body.MediaType
+	}
+	req, err := http.NewRequestWithContext(ctx, op.Method, u.String(), rd)
+	if err != nil {
+		return nil, engine.Errorf(engine.CodeInvalidArgs, "%s %s: %v", op.Method, path, err)
+	}
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", "codemode")
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	for k, v := range c.headers {
+		req.Header[k] = v
+	}
+	for k, v := range headers {
+		req.Header[k] = v
+	}
+	if len(cookies) > 0 {
+		req.Header.Set("Cookie", strings.Join(cookies, "; "))
+	}
+	return req, nil
+}
+
+// do sends a call's request and makes its result: the response's JSON, a
+// text response as a JSON string, nothing as null; a status that is not
+// 2xx is the call's tool_error, with the status and the body's start.
+func (c *caller) do(req *http.Request) (json.RawMessage, error) {
+	what := req.Method + " " + req.URL.Path
+	resp, err := c.client.Do(req)
+	if err != nil {
+		if ctxErr := req.Context().Err(); ctxErr != nil {
+			return nil, ctxErr
+		}
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // its URL may carry credentials; the call names the path
+		}
+		return nil, engine.Errorf(engine.CodeToolError, "%s: %s", what, c.hide(err.Error()))
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, c.maxBytes+1))
+	if err != nil {
+		if ctxErr := req.Context().Err(); ctxErr != nil {
+			return nil, ctxErr
+		}
+		return nil, engine.Errorf(engine.CodeToolError, "%s: reading the response: %s", what, c.hide(err.Error()))
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return nil, engine.Errorf(engine.CodeToolError, "%s: HTTP %s%s", what, resp.Status, c.quoteBody(data))
+	}
+	if int64(len(data)) > c.maxBytes {
+		return nil, engine.Errorf(engine.CodeToolError, "%s: the response is over %d bytes, the most a call returns: ask for less (a page size, a filter)", what, c.maxBytes)
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return json.RawMessage("null"), nil
+	}
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if isJSON(mt) || mt == "" {
+		if json.Valid(data) {
+			return json.RawMessage(c.hide(string(data))), nil
+		}
+		if isJSON(mt) {
+			return nil, engine.Errorf(engine.CodeToolError, "%s: the response says it is JSON but is not%s", what, c.quoteBody(data))
+		}
+	}
+	if !utf8.Valid(data) {
+		return nil, engine.Errorf(engine.CodeToolError, "%s: the response is %d bytes of %s, not text; it is not returned", what, len(data), mt)
+	}
+	return json.Marshal(c.hide(string(data)))
+}
+
+// quoteBody is ": BODY" for an error's message, cut and with the secrets
+// hidden, or "" for an empty body.
+func (c *caller) quoteBody(data []byte) string {
+	s := strings.TrimSpace(string(data))
+	if s == "" {
+		return ""
+	}
+	if !utf8.ValidString(s) {
+		return fmt.Sprintf(": (%d bytes, not text)", len(data))
+	}
+	s = c.hide(s)
+	if utf8.RuneCountInString(s) > maxErrorBody {
+		s = string([]rune(s)[:maxErrorBody]) + "…"
+	}
+	return ": " + s
+}
+
+// hide replaces every configured header value in s (an API that echoes
+// the request, an error that quotes it) with "[hidden]".
+func (c *caller) hide(s string) string {
+	for _, secret := range c.secrets {
+		s = strings.ReplaceAll(s, secret, "[hidden]")
+	}
+	return s
+}
+
+// text is a parameter's value as the text a URL or header carries: a
+// string as it is, a number or boolean as written, a list's items joined
+// by commas, an object (or a content parameter) as JSON.
+func text(v json.RawMessage, asJSON bool) (string, error) {
+	if asJSON {
+		return string(v), nil
+	}
+	var x any
+	d := json.NewDecoder(bytes.NewReader(v))
+	d.UseNumber()
+	if err := d.Decode(&x); err != nil {
+		return "", err
+	}
+	switch x := x.(type) {
+	case string:
+		return x, nil
+	case []any:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			b, _ := json.Marshal(e)
+			parts[i] = scalar(e, b)
+		}
+		return strings.Join(parts, ","), nil
+	case nil:
+		return "", nil
+	default:
+		b, _ := json.Marshal(x)
+		return scalar(x, b), nil
+	}
+}
+
+// scalar is a decoded JSON value as URL text: a string unquoted, anything
+// else its JSON.
+func scalar(v any, b []byte) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	return string(b)
+}
+
+// addQuery adds a query parameter's value: a list repeated when the
+// parameter explodes (form style's default), else joined by commas.
+func addQuery(q url.Values, p *Param, v json.RawMessage) error {
+	if bytes.Equal(bytes.TrimSpace(v), []byte("null")) {
+		return nil // a null for an optional parameter: left out
+	}
+	var list []json.RawMessage
+	if !p.JSON && p.Explode && json.Unmarshal(v, &list) == nil {
+		for _, e := range list {
+			s, err := text(e, false)
+			if err != nil {
+				return err
+			}
+			q.Add(p.Name, s)
+		}
+		return nil
+	}
+	s, err := text(v, p.JSON)
+	if err != nil {
+		return err
+	}
+	q.Set(p.Name, s)
+	return nil
+}
+
+// sortedKeys are a call's argument names in order, for a request that is
+// the same each time.
+func sortedKeys(m map[string]json.RawMessage) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

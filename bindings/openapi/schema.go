@@ -1,0 +1,366 @@
+package openapi
+
+import (
+	"encoding/json"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/codemode-dev/codemode/internal/strictjson"
+)
+
+// A tool's schema is JSON Schema 2020-12, which the engine validates
+// arguments against and renders as TypeScript. OpenAPI 3.1's schemas are
+// that already; 3.0's are a dialect of draft 4 that differs in a few
+// keywords (nullable, boolean exclusiveMinimum), converted here. Component
+// schemas ($ref "#/components/schemas/NAME") become the tool schema's
+// $defs, so that each is written once per tool and a recursive one (a
+// comment's replies are comments) stays finite; any other local $ref is
+// inlined. What only documents (example, externalDocs, x-…) is dropped:
+// it costs a model tokens on every turn and constrains nothing.
+
+// componentPrefix starts the $refs that become $defs.
+const componentPrefix = "#/components/schemas/"
+
+// schemaSet converts a document's component schemas once, for every
+// operation that uses them.
+type schemaSet struct {
+	doc map[string]any
+	v30 bool // OpenAPI 3.0's dialect, converted
+	raw map[string]any
+
+	// Filled by convertAll, read-only after.
+	comps map[string]*component
+	probs []strictjson.Problem
+}
+
+// component is one converted component schema.
+type component struct {
+	schema any
+	json   json.RawMessage // schema, marshalled once
+	refs   []string        // the components it refers to directly
+}
+
+func newSchemaSet(doc map[string]any, v30 bool) *schemaSet {
+	s := &schemaSet{doc: doc, v30: v30, comps: map[string]*component{}}
+	if c, ok := doc["components"].(map[string]any); ok {
+		s.raw, _ = c["schemas"].(map[string]any)
+	}
+	for _, name := range slices.Sorted(maps.Keys(s.raw)) {
+		refs := map[string]bool{}
+		at := strictjson.Member(strictjson.Member("components", "schemas"), name)
+		v := s.converter(refs, s.addProblem).convert(s.raw[name], at, 0)
+		b, err := json.Marshal(v)
+		if err != nil {
+			s.probs = append(s.probs, strictjson.Problem{Path: at, Message: err.Error()})
+			continue
+		}
+		s.comps[name] = &component{schema: v, json: b, refs: slices.Sorted(maps.Keys(refs))}
+	}
+	return s
+}
+
+// problems adds the problems found converting the components to p.
+func (s *schemaSet) problems(p *strictjson.Problems) {
+	for _, q := range s.probs {
+		p.Addf(q.Path, "%s", q.Message)
+	}
+}
+
+// defs returns the $defs of a schema that refers to refs directly: those
+// components and every one they lead to, marshalled.
+func (s *schemaSet) defs(refs map[string]bool) map[string]json.RawMessage {
+	if len(refs) == 0 {
+		return nil
+	}
+	out := map[string]json.RawMessage{}
+	queue := slices.Sorted(maps.Keys(refs))
+	for len(queue) > 0 {
+		name := queue[0]
+		queue = queue[1:]
+		if _, done := out[name]; done {
+			continue
+		}
+		c, ok := s.comps[name]
+		if !ok {
+			continue // reported where the $ref is
+		}
+		out[name] = c.json
+		queue = append(queue, c.refs...)
+	}
+	return out
+}
+
+// converter converts one schema (a component's, or an operation's part),
+// noting the components it refers to in refs and its problems in the set's
+// list or an operation's.
+type converter struct {
+	set      *schemaSet
+	refs     map[string]bool
+	add      func(path, msg string)
+	visiting map[string]bool // local $refs being inlined, against cycles
+}
+
+func (s *schemaSet) converter(refs map[string]bool, add func(path, msg string)) *converter {
+	return &converter{set: s, refs: refs, visiting: map[string]bool{}, add: add}
+}
+
+func (s *schemaSet) addProblem(path, msg string) {
+	s.probs = append(s.probs, strictjson.Problem{Path: path, Message: msg})
+}
+
+// schemaKeys are the keywords whose value is a schema; schemaListKeys hold
+// a list of schemas; schemaMapKeys a map of them.
+var (
+	schemaKeys = map[string]bool{"items": true, "additionalProperties": true, "not": true, "contains": true,
+		"propertyNames": true, "if": true, "then": true, "else": true, "unevaluatedProperties": true,
+		"unevaluatedItems": true, "additionalItems": true, "contentSchema": true}
+	schemaListKeys = map[string]bool{"allOf": true, "anyOf": true, "oneOf": true, "prefixItems": true}
+	schemaMapKeys  = map[string]bool{"properties": true, "patternProperties": true, "$defs": true,
+		"definitions": true, "dependentSchemas": true}
+	// dropKeys document and constrain nothing a model needs.
+	dropKeys = map[string]bool{"example": true, "examples": true, "externalDocs": true, "xml": true,
+		"discriminator": true, "$schema": true, "$id": true, "$comment": true}
+	jsonTypes = map[string]bool{"object": true, "array": true, "string": true, "number": true,
+		"integer": true, "boolean": true, "null": true}
+)
+
+// convert returns v converted to JSON Schema 2020-12.
+func (c *converter) convert(v any, at string, depth int) any {
+	if depth > maxDepth {
+		c.add(at, "schema nested over 200 deep")
+		return map[string]any{}
+	}
+	switch v := v.(type) {
+	case bool: // 3.1's boolean schemas
+		return v
+	case map[string]any:
+		if ref, ok := v["$ref"].(string); ok {
+			return c.ref(ref, v, at, depth)
+		}
+		return c.object(v, at, depth)
+	default:
+		c.add(at, "want a schema (an object), got "+describe(v))
+		return map[string]any{}
+	}
+}
+
+// ref converts a $ref: a component's becomes a $defs reference, another
+// local one is inlined, any other is a problem.
+func (c *converter) ref(ref string, v map[string]any, at string, depth int) any {
+	if name, ok := strings.CutPrefix(ref, componentPrefix); ok && !strings.Contains(name, "/") {
+		name = unescapePointer(name)
+		if _, ok := c.set.raw[name]; !ok {
+			c.add(strictjson.Member(at, "$ref"), "no component schema "+strictjson.Quote(name))
+			return map[string]any{}
+		}
+		c.refs[name] = true
+		out := map[string]any{"$ref": "#/$defs/" + escapePointer(name)}
+		if d, ok := v["description"].(string); ok && !c.set.v30 { // 3.1 lets a $ref have siblings
+			out["description"] = d
+		}
+		return out
+	}
+	if !strings.HasPrefix(ref, "#") {
+		c.add(strictjson.Member(at, "$ref"), "external reference "+strictjson.Quote(ref)+": only references within the document are read")
+		return map[string]any{}
+	}
+	if c.visiting[ref] {
+		return map[string]any{} // a cycle outside components: any value
+	}
+	target, ok := resolvePointer(c.set.doc, ref)
+	if !ok {
+		c.add(strictjson.Member(at, "$ref"), "nothing at "+strictjson.Quote(ref))
+		return map[string]any{}
+	}
+	c.visiting[ref] = true
+	defer delete(c.visiting, ref)
+	return c.convert(target, at, depth+1)
+}
+
+// object converts a schema object keyword by keyword.
+func (c *converter) object(v map[string]any, at string, depth int) any {
+	out := make(map[string]any, len(v))
+	for k, val := range v {
+		switch {
+		case strings.HasPrefix(k, "x-") || dropKeys[k]:
+		case schemaKeys[k]:
+			if _, isBool := val.(bool); isBool {
+				out[k] = val
+			} else {
+				out[k] = c.convert(val, strictjson.Member(at, k), depth+1)
+			}
+		case schemaListKeys[k]:
+			list, ok := val.([]any)
+			if !ok {
+				c.add(strictjson.Member(at, k), "want a list of schemas, got "+describe(val))
+				continue
+			}
+			conv := make([]any, len(list))
+			for i, e := range list {
+				conv[i] = c.convert(e, strictjson.Index(strictjson.Member(at, k), i), depth+1)
+			}
+			out[k] = conv
+		case schemaMapKeys[k]:
+			m, ok := val.(map[string]any)
+			if !ok {
+				c.add(strictjson.Member(at, k), "want an object of schemas, got "+describe(val))
+				continue
+			}
+			conv := make(map[string]any, len(m))
+			for name, e := range m {
+				conv[name] = c.convert(e, strictjson.Member(strictjson.Member(at, k), name), depth+1)
+			}
+			out[k] = conv
+		case k == "pattern":
+			// The engine validates with Go's regexp (RE2): a pattern it
+			// cannot compile (a lookahead) is left to the API to check.
+			if s, ok := val.(string); ok {
+				if _, err := regexp.Compile(s); err == nil {
+					out[k] = s
+				}
+			}
+		case k == "type":
+			c.typeOf(out, val)
+		case k == "nullable", k == "exclusiveMinimum" && c.set.v30, k == "exclusiveMaximum" && c.set.v30:
+			// After the loop: they change other keywords.
+		case k == "required":
+			if list, ok := val.([]any); ok { // 3.0 lets a property schema say "required": true; it means nothing
+				out[k] = list
+			}
+		default:
+			out[k] = val
+		}
+	}
+	if c.set.v30 {
+		exclusive(out, v, "exclusiveMinimum", "minimum")
+		exclusive(out, v, "exclusiveMaximum", "maximum")
+		if v["nullable"] == true {
+			return nullable(out)
+		}
+	}
+	return out
+}
+
+// typeOf keeps a type keyword the engine's validator accepts: one of JSON
+// Schema's seven types, or a list of them (3.1).
+func (c *converter) typeOf(out map[string]any, val any) {
+	switch t := val.(type) {
+	case string:
+		if jsonTypes[t] {
+			out["type"] = t
+		}
+	case []any:
+		var keep []any
+		for _, e := range t {
+			if s, ok := e.(string); ok && jsonTypes[s] && !slices.Contains(keep, e) {
+				keep = append(keep, s)
+			}
+		}
+		if len(keep) > 0 {
+			out["type"] = keep
+		}
+	}
+}
+
+// exclusive turns 3.0's boolean exclusiveMinimum (with minimum) into
+// 2020-12's numeric one.
+func exclusive(out, v map[string]any, key, bound string) {
+	switch x := v[key].(type) {
+	case bool:
+		if b, ok := v[bound]; ok && x {
+			out[key] = b
+			delete(out, bound)
+		}
+	case json.Number: // already 2020-12's form
+		out[key] = x
+	}
+}
+
+// nullable lets a 3.0 schema marked nullable take null: its type gets
+// "null" (and its enum null), or, typeless (an allOf of a $ref, as GitHub
+// writes a nullable object), it becomes one of itself or null.
+func nullable(out map[string]any) any {
+	t, ok := out["type"].(string)
+	if !ok {
+		return map[string]any{"anyOf": []any{out, map[string]any{"type": "null"}}}
+	}
+	out["type"] = []any{t, "null"}
+	if enum, ok := out["enum"].([]any); ok && !slices.Contains(enum, nil) {
+		out["enum"] = append(slices.Clip(enum), nil)
+	}
+	return out
+}
+
+// resolvePointer finds the value a local $ref ("#/a/b~1c") points at.
+func resolvePointer(doc map[string]any, ref string) (any, bool) {
+	frag := strings.TrimPrefix(ref, "#")
+	if frag == "" {
+		return doc, true
+	}
+	if !strings.HasPrefix(frag, "/") {
+		return nil, false
+	}
+	var cur any = doc
+	for _, seg := range strings.Split(frag[1:], "/") {
+		seg = unescapePointer(seg)
+		switch v := cur.(type) {
+		case map[string]any:
+			next, ok := v[seg]
+			if !ok {
+				return nil, false
+			}
+			cur = next
+		case []any:
+			i, ok := index(seg, len(v))
+			if !ok {
+				return nil, false
+			}
+			cur = v[i]
+		default:
+			return nil, false
+		}
+	}
+	return cur, true
+}
+
+func index(seg string, n int) (int, bool) {
+	i := 0
+	if seg == "" || len(seg) > 9 {
+		return 0, false
+	}
+	for _, r := range seg {
+		if r < '0' || r > '9' {
+			return 0, false
+		}
+		i = i*10 + int(r-'0')
+	}
+	return i, i < n
+}
+
+func unescapePointer(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~1", "/"), "~0", "~")
+}
+
+func escapePointer(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+}
+
+// describe names a JSON value's kind for a problem's message.
+func describe(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "the string " + strictjson.Quote(v)
+	case bool:
+		return "a boolean"
+	case json.Number:
+		return "the number " + string(v)
+	case []any:
+		return "a list"
+	default:
+		return "an object"
+	}
+}
