@@ -31,7 +31,7 @@ func (s *Server) listComments(c *call) reply {
 }
 
 // createComment is POST /repos/{owner}/{repo}/issues/{issue_number}/comments
-// {body}: 201, by Agent; the issue's comments count and updated_at follow.
+// {body}: 201, by Agent; the commented issue's count and updated_at follow.
 func (s *Server) createComment(c *call) reply {
 	i, fail := c.issue()
 	if fail != nil {

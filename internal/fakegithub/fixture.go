@@ -23,7 +23,7 @@ import (
 //     their title or body, compared without case: #58 (title "Crash"), #47
 //     (body only, "crashes"), #39 (title "CRASH"), #30 (body only,
 //     "crashed"), #21 (title "crashes"), #9 (body only, "Crash"). #21 and #9
-//     are on page 2. Decoys: closed issue #33 and open pull request #52
+//     are on page 2. Decoys: the closed #33 and the open pull request #52
 //     mention a crash too. No label "crash" exists at the start.
 //   - Stale issues: exactly 9 open issues have updated_at before 2026-06-01:
 //     #1, #2, #5, #8, #11, #14, #17, #23, #31; #2 and #14 carry the label
@@ -76,7 +76,7 @@ type item struct {
 
 var engineItems = []item{
 	{kind: 'o', user: "margaret", labels: "question", updated: "2025-04-02", title: "Document the engine's timeout defaults", body: "Which timeout applies when both a tool call and the script set one? The README does not say."},
-	{kind: 'o', user: "dennis", labels: "pinned,docs", updated: "2026-01-15", title: "Roadmap: tool sources we plan to support", body: "Tracking issue for tool sources beyond MCP and WASM: OpenAPI, GraphQL, gRPC. Please keep this open."},
+	{kind: 'o', user: "dennis", labels: "pinned,docs", updated: "2026-01-15", title: "Plan: the tool sources we intend to support", body: "Tracking issue for tool sources beyond MCP and WASM: OpenAPI, GraphQL, gRPC. Please keep this open."},
 	{kind: 'c', user: "alan", labels: "bug", updated: "2025-04-01", title: "Typo in the batch example", body: "`codemode batch --help` says 'paralell'.", reason: "completed"},
 	{kind: 'o', user: "radia", labels: "enhancement", updated: "2026-07-02", title: "Expose per-tool latency in the run trace", body: "It would help to see how long each tool call took inside a script run."},
 	{kind: 'o', user: "guido", labels: "question", updated: "2025-05-20", title: "Is goja's ES2020 support enough for async iterators?", body: "We use `for await` in our scripts; does the sandbox handle it?"},
@@ -144,7 +144,7 @@ var webItems = []item{
 }
 
 // fixtureComments are the comments at the start, by issue number of engine,
-// oldest first; the last is made three hours before the issue's updated_at,
+// oldest first; the last made three hours before its issue's updated_at,
 // each earlier one three hours before the next.
 var fixtureComments = map[int][][2]string{ // {user, body}
 	9:  {{"linus", "I can reproduce this on main with any tool that returns an empty list."}, {"ada", "The engine indexes the first result without checking the length; a fix is coming."}},

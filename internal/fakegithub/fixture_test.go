@@ -70,7 +70,7 @@ func TestFixture(t *testing.T) {
 		}
 		for k, c := range s.Comments(Owner, "engine", i.Number) {
 			if c.CreatedAt.Before(i.CreatedAt) || c.CreatedAt.After(i.UpdatedAt) {
-				t.Errorf("#%d's comment %d at %s, outside the issue's life", i.Number, k, c.CreatedAt)
+				t.Errorf("#%d's comment %d at %s, outside its issue's life", i.Number, k, c.CreatedAt)
 			}
 		}
 	}

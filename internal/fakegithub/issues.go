@@ -13,7 +13,7 @@ func (s *Server) getRepo(c *call) reply {
 	return reply{status: http.StatusOK, body: s.repoJSON(c.repo)}
 }
 
-// issue returns the issue or pull request the call's issue_number names
+// issue returns what the call's issue_number names: an issue or a pull request
 // (GitHub answers 404 for a number that is not one).
 func (c *call) issue() (*issue, *reply) {
 	n, err := strconv.Atoi(c.params["issue_number"])

@@ -157,7 +157,7 @@ func (s *Server) removeAllIssueLabels(c *call) reply {
 }
 
 // removeIssueLabel removes one label from an issue and answers the labels
-// left; 404 "Label does not exist" when the issue does not carry it.
+// left; 404 "Label does not exist" when it is not on that issue.
 func (s *Server) removeIssueLabel(c *call) reply {
 	i, fail := c.issue()
 	if fail != nil {

@@ -32,7 +32,7 @@ type issue struct {
 	number                   int
 	id                       int64
 	title                    string
-	body                     *string // nil when the issue has none
+	body                     *string // nil when there is none
 	user                     string
 	state, stateReason       string // stateReason "" when none
 	labels                   []*label
@@ -111,7 +111,7 @@ type Issue struct {
 // Comment is a snapshot of a comment on an issue or pull request.
 type Comment struct {
 	ID        int64
-	Issue     int // the number of the issue or pull request
+	Issue     int // the number of its issue or pull request
 	User      string
 	Body      string
 	CreatedAt time.Time
