@@ -28,7 +28,9 @@ import (
 //   - Stale issues: exactly 9 open issues have updated_at before 2026-06-01:
 //     #1, #2, #5, #8, #11, #14, #17, #23, #31; #2 and #14 carry the label
 //     "pinned". Open pull request #22 is old too (a decoy: it is no issue).
-//     The next oldest open issue was updated on 2026-06-11.
+//     No open issue was updated from 2026-05-09 to 2026-06-10, so that any
+//     cutoff in that gap picks the same 9: 2026-06-01, or six months or 180
+//     days before Start.
 //   - Open pull requests by author: ada 3 (#44, #52, #59), grace 1 (#56),
 //     linus 1 (#22, a draft); the closed ones are by dependabot[bot] (#15,
 //     merged) and ken (#37, closed unmerged).
@@ -88,7 +90,7 @@ var engineItems = []item{
 	{kind: 'o', user: "ada", labels: "enhancement", updated: "2025-09-30", title: "Allow a per-namespace approval policy", body: "Read-only namespaces could be approved automatically."},
 	{kind: 'c', user: "dennis", labels: "bug", updated: "2025-08-01", title: "Wrong exit code when the config is missing", body: "`codemode run` exits 0 when config.json is absent.", reason: "completed"},
 	{kind: 'o', user: "alan", labels: "performance", updated: "2026-10-01", title: "Cache parsed tool declarations between runs", body: "Each run parses the declarations of every tool again; a cache keyed by the manifest's hash would save about 40 ms."},
-	{kind: 'o', user: "radia", labels: "pinned,security", updated: "2026-05-30", title: "Security policy and how to report a vulnerability", body: "Pinned: please write to security@codemode.dev instead of opening a public issue."},
+	{kind: 'o', user: "radia", labels: "pinned,security", updated: "2026-04-30", title: "Security policy and how to report a vulnerability", body: "Pinned: please write to security@codemode.dev instead of opening a public issue."},
 	{kind: 'q', user: "dependabot[bot]", labels: "", updated: "2025-07-24", title: "Bump golang.org/x/text from 0.39.0 to 0.40.0", body: "Bumps golang.org/x/text from 0.39.0 to 0.40.0.", reason: "merged", head: "dependabot/go_modules/golang.org/x/text-0.40.0"},
 	{kind: 'o', user: "guido", labels: "question", updated: "2026-06-11", title: "How do I pass secrets to an MCP server?", body: "The config has env for stdio servers; what about headers for HTTP ones?"},
 	{kind: 'o', user: "barbara", labels: "enhancement", updated: "2025-11-03", title: "Colour output for `codemode tools`", body: "A long tool list is hard to scan; colour the namespaces."},
@@ -105,7 +107,7 @@ var engineItems = []item{
 	{kind: 'o', user: "barbara", labels: "enhancement", updated: "2026-11-02", title: "Undo for whiteboard bulk edits", body: "Undo reverts one element of a bulk edit instead of the whole edit."},
 	{kind: 'o', user: "ken", labels: "docs", updated: "2026-06-16", title: "Document the events stream format", body: "docs/events.md lacks the field list of a step event."},
 	{kind: 'o', user: "linus", labels: "bug", updated: "2026-10-09", title: "Server stops answering after a client disconnects mid-stream", body: "When a browser tab closed during a run, the server crashed with a nil pointer dereference in the SSE writer and had to be restarted.", assignees: "linus"},
-	{kind: 'o', user: "grace", labels: "question", updated: "2026-05-31", title: "Which Go versions do you support?", body: "go.mod says 1.26; is 1.25 tested too?"},
+	{kind: 'o', user: "grace", labels: "question", updated: "2026-05-08", title: "Which Go versions do you support?", body: "go.mod says 1.26; is 1.25 tested too?"},
 	{kind: 'o', user: "ada", labels: "enhancement", updated: "2026-08-27", title: "Add a dry-run flag to batch", body: "Show the calls a batch would make without making them."},
 	{kind: 'c', user: "margaret", labels: "bug", updated: "2026-02-20", title: "Crash on startup with an empty tools directory", body: "An empty --wasm-dir made codemode exit at once. Fixed in 0.9.1.", reason: "completed"},
 	{kind: 'o', user: "dennis", labels: "security", updated: "2026-09-22", title: "Rate-limit the HTTP API per client", body: "One client can take every run slot of the server."},
@@ -157,10 +159,11 @@ var fixtureComments = map[int][][2]string{ // {user, body}
 }
 
 var users = []user{
-	{"ada", 1001, "User"}, {"grace", 1002, "User"}, {"linus", 1003, "User"}, {"ken", 1004, "User"},
-	{"barbara", 1005, "User"}, {"margaret", 1006, "User"}, {"dennis", 1007, "User"}, {"alan", 1008, "User"},
-	{"radia", 1009, "User"}, {"guido", 1010, "User"}, {Agent, 1100, "User"},
-	{"dependabot[bot]", 49699333, "Bot"}, {Owner, 9001, "Organization"},
+	{"ada", 1001, "User", "MEMBER"}, {"grace", 1002, "User", "MEMBER"}, {"linus", 1003, "User", "MEMBER"},
+	{"ken", 1004, "User", "CONTRIBUTOR"}, {"barbara", 1005, "User", "CONTRIBUTOR"}, {"margaret", 1006, "User", "CONTRIBUTOR"},
+	{"dennis", 1007, "User", "CONTRIBUTOR"}, {"alan", 1008, "User", "CONTRIBUTOR"}, {"radia", 1009, "User", "CONTRIBUTOR"},
+	{"guido", 1010, "User", "CONTRIBUTOR"}, {Agent, 1100, "User", "MEMBER"},
+	{"dependabot[bot]", 49699333, "Bot", "NONE"}, {Owner, 9001, "Organization", "OWNER"},
 }
 
 // Default returns a fresh Server holding the standard fixture, its clock at

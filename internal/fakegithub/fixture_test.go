@@ -105,6 +105,11 @@ func TestFixture(t *testing.T) {
 	if got := nextOldest.Format(time.DateOnly); got != "2026-06-11" {
 		t.Errorf("the oldest open issue that is not stale was updated %s, want 2026-06-11", got)
 	}
+	for _, n := range stale {
+		if u := all[n-1].UpdatedAt; !u.Before(time.Date(2026, 5, 9, 0, 0, 0, 0, time.UTC)) || !u.Before(Start.AddDate(0, -6, 0)) {
+			t.Errorf("stale #%d updated %s: not before the gap from 2026-05-09 (six months before Start: %s)", n, u, Start.AddDate(0, -6, 0))
+		}
+	}
 	if oldOpenPRs != 1 {
 		t.Errorf("%d open pull requests updated before %s, want 1", oldOpenPRs, cut)
 	}

@@ -16,12 +16,12 @@
 // stamped by a fake clock that starts at Start and advances one second per
 // successful write, so that a run's results do not depend on the wall clock.
 //
-// Objects carry a subset of GitHub's fields: the ones the required lists of
-// the description name for issues, labels and comments, and the ones a model
-// uses for repositories, users and pull requests. Their url and html_url
-// fields point at api.github.com and github.com, as GitHub's do, whatever
-// address the fake is served on; Link headers point at the address the
-// request was sent to, so that they can be followed.
+// Objects carry every field that the description's schema of their answer
+// requires (TestAnswersMatchSpec checks them against it), filled with
+// consistent values; optional fields beyond those mostly left out. Their url
+// and html_url fields point at api.github.com and github.com, as GitHub's
+// do, whatever address the fake is served on; Link headers point at the
+// address the request was sent to, so that they can be followed.
 package fakegithub
 
 import (

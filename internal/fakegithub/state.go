@@ -11,9 +11,10 @@ import (
 // that renaming a label renames it on every issue, as on GitHub.
 
 type user struct {
-	login string
-	id    int64
-	typ   string // "User", "Bot" or "Organization"
+	login       string
+	id          int64
+	typ         string // "User", "Bot" or "Organization"
+	association string // author_association: "MEMBER", "CONTRIBUTOR", "NONE"
 }
 
 type label struct {
