@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/codemode-dev/codemode/internal/strictjson"
 )
 
 // Reading requests: query parameters, JSON bodies, pagination. A mistake
@@ -34,7 +36,7 @@ func (c *call) enum(name, def string, allowed ...string) (string, *reply) {
 			return v, nil
 		}
 	}
-	return "", c.invalidRequest("For 'query/%s', %q is not one of %s.", name, v, quoteList(allowed))
+	return "", c.invalidRequest("For 'query/%s', %s is not one of %s.", name, strictjson.Quote(v), quoteList(allowed))
 }
 
 func quoteList(vs []string) string {
@@ -57,7 +59,7 @@ func (c *call) since() (time.Time, *reply) {
 			return t, nil
 		}
 	}
-	return time.Time{}, c.invalidRequest("For 'query/since', %q is not a timestamp in ISO 8601 format (YYYY-MM-DDTHH:MM:SSZ).", v)
+	return time.Time{}, c.invalidRequest("For 'query/since', %s is not a timestamp in ISO 8601 format (YYYY-MM-DDTHH:MM:SSZ).", strictjson.Quote(v))
 }
 
 // positive reads an integer query parameter of at least 1.
@@ -68,7 +70,7 @@ func (c *call) positive(name string, def int) (int, *reply) {
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 1 {
-		return 0, c.invalidRequest("For 'query/%s', %q is not a positive integer.", name, v)
+		return 0, c.invalidRequest("For 'query/%s', %s is not a positive integer.", name, strictjson.Quote(v))
 	}
 	return n, nil
 }
@@ -162,10 +164,7 @@ func (f fields) null(name string) bool { return f.has(name) && kind(f.o[name]) =
 
 // wrongType is the 422 for a field of the wrong JSON type.
 func (f fields) wrongType(name, want string) *reply {
-	raw := string(bytes.TrimSpace(f.o[name]))
-	if len(raw) > 60 {
-		raw = raw[:60] + "..."
-	}
+	raw := strictjson.Excerpt(string(bytes.TrimSpace(f.o[name])))
 	return f.c.invalidRequest("For 'properties/%s', %s is not %s.", name, raw, want)
 }
 
@@ -196,7 +195,7 @@ func (f fields) oneOf(name string, allowed ...string) (v string, ok bool, fail *
 			return v, true, nil
 		}
 	}
-	return "", false, f.c.invalidRequest("For 'properties/%s', %q is not one of %s.", name, v, quoteList(allowed))
+	return "", false, f.c.invalidRequest("For 'properties/%s', %s is not one of %s.", name, strictjson.Quote(v), quoteList(allowed))
 }
 
 // names reads an array field of strings or of objects with a key string
@@ -223,7 +222,7 @@ func (c *call) nameList(raw json.RawMessage, field, key string) ([]string, *repl
 		if err := json.Unmarshal(it, &v); err != nil {
 			var o map[string]json.RawMessage
 			if json.Unmarshal(it, &o) != nil || json.Unmarshal(o[key], &v) != nil {
-				return nil, c.invalidRequest("For 'items/%d' of %q, %s is neither a string nor an object with a string %q.", k, field, bytes.TrimSpace(it), key)
+				return nil, c.invalidRequest("For 'items/%d' of %q, %s is neither a string nor an object with a string %q.", k, field, strictjson.Excerpt(string(bytes.TrimSpace(it))), key)
 			}
 		}
 		vs = append(vs, v)

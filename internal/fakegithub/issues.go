@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 func (s *Server) getRepo(c *call) reply {
@@ -147,10 +148,16 @@ func (s *Server) updateIssue(c *call) reply {
 		if strings.TrimSpace(title) == "" {
 			return c.invalid("Issue", "missing_field", "title", "title cannot be blank")
 		}
+		if utf8.RuneCountInString(title) > 256 {
+			return c.invalid("Issue", "invalid", "title", "title is too long (maximum is 256 characters)")
+		}
 	}
 	body, hasBody, fail := f.str("body")
 	if fail != nil {
 		return *fail
+	}
+	if utf8.RuneCountInString(body) > 65536 {
+		return c.invalid("Issue", "invalid", "body", "body is too long (maximum is 65536 characters)")
 	}
 	state, hasState, fail := f.oneOf("state", "open", "closed")
 	if fail != nil {

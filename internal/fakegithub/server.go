@@ -32,9 +32,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/codemode-dev/codemode/internal/strictjson"
 )
 
 const (
@@ -122,7 +125,7 @@ func (s *Server) serve(r *http.Request) reply {
 	rt, params := match(r.Method, r.URL.EscapedPath())
 	if rt == nil {
 		return reply{status: http.StatusNotImplemented, body: apiError{
-			Message: fmt.Sprintf("the fake GitHub does not implement %s %s: only the operations of codemode's catalog tests and benchmark are served (see internal/fakegithub)", r.Method, r.URL.Path),
+			Message: fmt.Sprintf("the fake GitHub does not implement %s %s: only the operations of codemode's catalog tests and benchmark are served (see internal/fakegithub)", strictjson.Excerpt(r.Method), strictjson.Excerpt(r.URL.Path)),
 			Status:  "501",
 		}}
 	}
@@ -139,7 +142,7 @@ func (s *Server) serve(r *http.Request) reply {
 	}
 	if un, ok := c.unsupported(); ok {
 		return reply{status: http.StatusNotImplemented, body: apiError{
-			Message: fmt.Sprintf("the fake GitHub does not implement the query parameter %q of %s %s: only the operations of codemode's catalog tests and benchmark are served (see internal/fakegithub)", un, r.Method, rt.path),
+			Message: fmt.Sprintf("the fake GitHub does not implement the query parameter %s of %s %s: only the operations of codemode's catalog tests and benchmark are served (see internal/fakegithub)", strconv.Quote(un), rt.method, rt.path),
 			Status:  "501",
 		}}
 	}
@@ -238,7 +241,7 @@ func (Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		s.ServeHTTP(rec, req)
 	} else {
 		write(rec, reply{status: http.StatusBadGateway, body: apiError{
-			Message: fmt.Sprintf("no fake GitHub in the request's context for %s %s: put one there with fakegithub.NewContext", req.Method, req.URL.Path),
+			Message: fmt.Sprintf("no fake GitHub in the request's context for %s %s: put one there with fakegithub.NewContext", strictjson.Excerpt(req.Method), strictjson.Excerpt(req.URL.Path)),
 			Status:  "502",
 		}})
 	}

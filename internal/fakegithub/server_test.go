@@ -91,6 +91,9 @@ func TestBadBodies(t *testing.T) {
 		{"PATCH", engine + "/issues/1", `{"labels":"bug"}`, 422, "Invalid request.\n\nFor 'properties/labels', \"bug\" is not an array."},
 		{"PATCH", engine + "/issues/1", `{"labels":[1]}`, 422, "Invalid request.\n\nFor 'items/0' of \"labels\", 1 is neither a string nor an object with a string \"name\"."},
 		{"PATCH", engine + "/issues/1", `{"state":"closed","labels":[""]}`, 422, "Validation Failed"},
+		{"PATCH", engine + "/issues/1", `{"title":"` + strings.Repeat("t", 257) + `"}`, 422, "Validation Failed"},
+		{"PATCH", engine + "/issues/1", `{"body":"` + strings.Repeat("b", 65537) + `"}`, 422, "Validation Failed"},
+		{"POST", engine + "/issues/1/comments", `{"body":"` + strings.Repeat("b", 65537) + `"}`, 422, "Validation Failed"},
 		{"POST", engine + "/issues/1/comments", `{}`, 422, "Invalid request.\n\n\"body\" wasn't supplied."},
 		{"POST", engine + "/issues/1/comments", ``, 422, "Invalid request.\n\n\"body\" wasn't supplied."},
 		{"POST", engine + "/issues/1/comments", `{"body":["x"]}`, 422, "Invalid request.\n\nFor 'properties/body', [\"x\"] is not a string."},
@@ -119,6 +122,26 @@ func TestBadBodies(t *testing.T) {
 	}
 	if n := len(s.Labels(Owner, "engine")); n != 8 {
 		t.Errorf("refused requests left %d labels, want 8", n)
+	}
+}
+
+// TestLongValuesAreClipped: a message shows the first 200 characters of a
+// client's value, not all of it.
+func TestLongValuesAreClipped(t *testing.T) {
+	s := Default()
+	long := strings.Repeat("x", 5000)
+	for _, c := range []struct{ method, target, body string }{
+		{"PATCH", engine + "/issues/1", `{"state":"` + long + `"}`},
+		{"PATCH", engine + "/issues/1", `{"title":[` + strings.Repeat("1,", 2000) + `1]}`},
+		{"PATCH", engine + "/issues/1", `{"labels":[[` + strings.Repeat("1,", 2000) + `1]]}`},
+		{"GET", engine + "/issues?state=" + long, ""},
+		{"GET", "/" + long, ""},
+	} {
+		a := do(t, s, c.method, c.target, c.body)
+		msg, _ := a.object(t)["message"].(string)
+		if len(msg) > 600 || !strings.Contains(msg, "…") {
+			t.Errorf("%s %.40s: %d characters in %q", c.method, c.target, len(msg), msg)
+		}
 	}
 }
 
