@@ -37,13 +37,23 @@ const (
 	// it needs.
 	Batch Strategy = "batch"
 	// Code shows the model only the execute_code meta-tool (whose
-	// description declares every tool as a TypeScript function); it writes
-	// a script.
+	// description declares every tool as a TypeScript function, or, for a
+	// catalog over its declaration budget, names the namespaces and points
+	// to search_tools, which scripts call); it writes a script.
 	Code Strategy = "code"
+	// Search shows the model only search_tools at first; every tool a
+	// search finds is shown from the next turn on, beside it (as hosts
+	// with deferred tool loading do), and the model makes one call per
+	// turn. It is per-call for a catalog too big to send whole.
+	Search Strategy = "search"
 )
 
 // Strategies lists the strategies in the order reports show them.
-var Strategies = []Strategy{PerCall, Batch, Code}
+var Strategies = []Strategy{PerCall, Search, Batch, Code}
+
+// BoardStrategies are the strategies a scenario runs when it names none:
+// search is for catalogs, not for the whiteboard's dozen tools.
+var BoardStrategies = []Strategy{PerCall, Batch, Code}
 
 // Message is one message of a chat in OpenAI's Chat Completions format:
 // "system", "user", "assistant" (with ToolCalls when it calls tools) or
@@ -125,6 +135,27 @@ type Scenario struct {
 	// ("graph.layout"); Run reports a scenario whose tools the engine
 	// lacks as failed, with the reason.
 	Tools []string
+	// Strategies are those the scenario has scripted models for; nil
+	// means BoardStrategies. Run plays the ones of them Config asks for.
+	Strategies []Strategy
+
+	// A catalog scenario works on an API's tools instead of the board:
+	// Engine holds them (Config.Engine is for the board's scenarios),
+	// Catalog names them in reports ("github"), and Env makes each run's
+	// world: a context holding its fresh state for the tools, and the
+	// checker of that state and of the model's final answer. Start and
+	// Check are then unused.
+	Engine  *engine.Engine
+	Catalog string
+	Env     func(ctx context.Context) (context.Context, func(answer string) error, error)
+}
+
+// strategies are the strategies sc runs.
+func (sc *Scenario) strategies() []Strategy {
+	if sc.Strategies == nil {
+		return BoardStrategies
+	}
+	return sc.Strategies
 }
 
 // Latency is the wall-time model of a live provider, for the scripted model
@@ -180,6 +211,9 @@ type Result struct {
 	// OutputTokens the sum of what the model wrote.
 	InputTokens  int `json:"inputTokens"`
 	OutputTokens int `json:"outputTokens"`
+	// MaxInputTokens is the largest of those requests: what must fit the
+	// model's context window.
+	MaxInputTokens int `json:"maxInputTokens"`
 	// ToolCalls counts the tools' calls the engine ran: a batch's
 	// operations and a script's calls each count, the meta-tool calls
 	// themselves do not.
@@ -207,6 +241,16 @@ type Report struct {
 	Tokenizer  string    `json:"tokenizer"` // "o200k_base"
 	Results    []Result  `json:"results"`
 	Strategies []Summary `json:"strategies"`
+	// Catalogs are the tool sets of the catalog scenarios that ran.
+	Catalogs []Catalog `json:"catalogs,omitempty"`
+}
+
+// Catalog is the size of a catalog scenario's tool set: every tool but the
+// meta-tools, as per-call sends them each turn.
+type Catalog struct {
+	Name   string `json:"name"`
+	Tools  int    `json:"tools"`
+	Tokens int    `json:"tokens"`
 }
 
 // Summary is one strategy's totals over every scenario.

@@ -106,7 +106,9 @@ func report(results []bench.Result) *bench.Report {
 			sum.ToolCalls += r.ToolCalls
 			sum.Wall += r.Wall
 		}
-		rep.Strategies = append(rep.Strategies, sum)
+		if sum.Runs > 0 {
+			rep.Strategies = append(rep.Strategies, sum)
+		}
 	}
 	return rep
 }

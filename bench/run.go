@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -18,16 +17,18 @@ import (
 // errs, it takes too many turns — is a Result with Correct false and the
 // reason; Run's error is only for a set-up that cannot run at all.
 func Run(ctx context.Context, cfg Config, scenarios []Scenario) (*Report, error) {
-	if cfg.Engine == nil {
-		return nil, errors.New("bench: Config.Engine is required")
-	}
 	strategies := cfg.Strategies
 	if len(strategies) == 0 {
 		strategies = Strategies
 	}
 	for _, s := range strategies {
 		if !slices.Contains(Strategies, s) {
-			return nil, fmt.Errorf("bench: unknown strategy %q (want per-call, batch or code)", s)
+			return nil, fmt.Errorf("bench: unknown strategy %q (want per-call, search, batch or code)", s)
+		}
+	}
+	for _, sc := range scenarios {
+		if sc.Engine == nil && cfg.Engine == nil {
+			return nil, fmt.Errorf("bench: scenario %s needs Config.Engine", sc.Name)
 		}
 	}
 	repeat := max(cfg.Repeat, 1)
@@ -41,30 +42,44 @@ func Run(ctx context.Context, cfg Config, scenarios []Scenario) (*Report, error)
 	if err != nil {
 		return nil, err
 	}
-	shown := make(map[Strategy][]engine.OpenAITool, len(strategies))
-	for _, s := range strategies {
-		if shown[s], err = toolsFor(cfg.Engine, s); err != nil {
-			return nil, err
-		}
-	}
 	rep := &Report{Model: "scripted", Latency: cfg.Latency, Tokenizer: tokenizerName}
 	if cfg.Model != nil {
 		rep.Model = cmp.Or(cfg.ModelName, "live")
 	}
-	total := len(scenarios) * len(strategies) * repeat
-	for _, sc := range scenarios {
+	sets := map[*engine.Engine]*toolSet{}
+	plans := make([][]Strategy, len(scenarios))
+	total := 0
+	for i, sc := range scenarios {
+		eng := cmp.Or(sc.Engine, cfg.Engine)
+		if sets[eng] == nil {
+			if sets[eng], err = newToolSet(eng); err != nil {
+				return nil, err
+			}
+			if sc.Catalog != "" {
+				all := sets[eng].shown[PerCall]
+				rep.Catalogs = append(rep.Catalogs, Catalog{Name: sc.Catalog, Tools: len(all), Tokens: tok.tools(all)})
+			}
+		}
 		for _, s := range strategies {
-			for i := range repeat {
+			if slices.Contains(sc.strategies(), s) {
+				plans[i] = append(plans[i], s)
+			}
+		}
+		total += len(plans[i]) * repeat
+	}
+	for i, sc := range scenarios {
+		for _, s := range plans[i] {
+			for n := range repeat {
 				if err := ctx.Err(); err != nil {
 					return rep, err
 				}
-				r, firstErr := runOne(ctx, cfg, tok, sc, s, shown[s])
+				r, firstErr := runOne(ctx, cfg, tok, sc, s, sets[cmp.Or(sc.Engine, cfg.Engine)])
 				if firstErr != nil && len(rep.Results) == 0 && ctx.Err() == nil {
 					// The model never answered at all (no endpoint there, a
 					// wrong key or model name): every run would fail so.
 					return rep, &ModelError{Err: firstErr}
 				}
-				r.Repeat = i
+				r.Repeat = n
 				rep.Results = append(rep.Results, r)
 				if cfg.Progress != nil {
 					cfg.Progress(len(rep.Results), total, &rep.Results[len(rep.Results)-1])
@@ -83,57 +98,100 @@ type ModelError struct{ Err error }
 func (e *ModelError) Error() string { return "the model's first request failed: " + e.Err.Error() }
 func (e *ModelError) Unwrap() error { return e.Err }
 
-// toolsFor is the tool list strategy s shows the model, in OpenAI's format:
-// every tool but the meta-tools (per-call: the classic loop, no search
-// either), or one meta-tool (a script can still call search_tools).
-func toolsFor(eng *engine.Engine, s Strategy) ([]engine.OpenAITool, error) {
+// toolSet is what an engine shows the model, in OpenAI's format: per
+// strategy at the start of a run, and every tool by name (what search
+// adds as the model finds tools).
+type toolSet struct {
+	shown  map[Strategy][]engine.OpenAITool
+	byName map[string]engine.OpenAITool // by canonical name
+}
+
+// newToolSet makes eng's tool lists: per-call shows every tool but the
+// meta-tools (the classic loop, no search either), search shows
+// search_tools, batch and code their one meta-tool (a script can still
+// call search_tools).
+func newToolSet(eng *engine.Engine) (*toolSet, error) {
 	all, err := eng.ToolDefinitions().OpenAI()
 	if err != nil {
 		return nil, fmt.Errorf("bench: the engine's tool definitions: %w", err)
 	}
-	keep := func(name string) bool {
-		switch s {
-		case Batch:
-			return name == engine.MetaBatch
-		case Code:
-			return name == engine.MetaExecuteCode
-		default:
-			return name != engine.MetaBatch && name != engine.MetaExecuteCode && name != engine.MetaSearchTools
-		}
-	}
-	var out []engine.OpenAITool
+	set := &toolSet{shown: map[Strategy][]engine.OpenAITool{}, byName: map[string]engine.OpenAITool{}}
 	for _, t := range all {
-		if keep(engine.CanonicalName(t.Function.Name)) {
-			out = append(out, t)
+		name := engine.CanonicalName(t.Function.Name)
+		set.byName[name] = t
+		switch name {
+		case engine.MetaBatch:
+			set.shown[Batch] = append(set.shown[Batch], t)
+		case engine.MetaExecuteCode:
+			set.shown[Code] = append(set.shown[Code], t)
+		case engine.MetaSearchTools:
+			set.shown[Search] = append(set.shown[Search], t)
+		default:
+			set.shown[PerCall] = append(set.shown[PerCall], t)
 		}
 	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("bench: the engine shows no tools for strategy %s", s)
+	for _, s := range Strategies {
+		if len(set.shown[s]) == 0 {
+			return nil, fmt.Errorf("bench: the engine shows no tools for strategy %s", s)
+		}
 	}
-	return out, nil
+	return set, nil
+}
+
+// found adds to shown the tools a search_tools result names, in its
+// order, each once.
+func (set *toolSet) found(shown []engine.OpenAITool, res engine.ToolCallResult) []engine.OpenAITool {
+	if res.IsError || engine.CanonicalName(res.Name) != engine.MetaSearchTools {
+		return shown
+	}
+	var hits engine.SearchResult
+	if json.Unmarshal(res.Content, &hits) != nil {
+		return shown
+	}
+	for _, h := range hits.Tools {
+		t, ok := set.byName[h.Name]
+		if ok && !slices.ContainsFunc(shown, func(s engine.OpenAITool) bool { return s.Function.Name == t.Function.Name }) {
+			shown = append(slices.Clip(shown), t)
+		}
+	}
+	return shown
 }
 
 // runOne plays one scenario with one strategy.
 //
 // firstErr is the model's error when its first turn failed.
-func runOne(ctx context.Context, cfg Config, tok *counter, sc Scenario, s Strategy, tools []engine.OpenAITool) (r Result, firstErr error) {
+func runOne(ctx context.Context, cfg Config, tok *counter, sc Scenario, s Strategy, set *toolSet) (r Result, firstErr error) {
 	r = Result{Scenario: sc.Name, Strategy: s}
 	fail := func(format string, args ...any) (Result, error) {
 		r.Correct, r.Failure = false, fmt.Sprintf(format, args...)
 		return r, nil
 	}
+	eng := cmp.Or(sc.Engine, cfg.Engine)
 	for _, name := range sc.Tools {
-		if _, ok := cfg.Engine.Tool(name); !ok {
+		if _, ok := eng.Tool(name); !ok {
 			return fail("the engine has no tool %s, which this scenario needs", name)
 		}
 	}
-	board := whiteboard.NewBoard()
-	if sc.Start != nil {
-		b, err := sc.Start()
-		if err != nil {
-			return fail("starting board: %v", err)
+	var check func(answer string) error
+	if sc.Env != nil {
+		var err error
+		if ctx, check, err = sc.Env(ctx); err != nil {
+			return fail("the scenario's world: %v", err)
 		}
-		board = b
+	} else {
+		board := whiteboard.NewBoard()
+		if sc.Start != nil {
+			b, err := sc.Start()
+			if err != nil {
+				return fail("starting board: %v", err)
+			}
+			board = b
+		}
+		ctx = whiteboard.NewContext(ctx, board)
+		defer func() { r.BoardSVG = string(board.SVG()) }()
+		if sc.Check != nil {
+			check = func(string) error { return sc.Check(board) }
+		}
 	}
 	var model Model
 	switch {
@@ -145,9 +203,8 @@ func runOne(ctx context.Context, cfg Config, tok *counter, sc Scenario, s Strate
 	if model == nil {
 		return fail("no model for strategy %s", s)
 	}
-	ctx = whiteboard.NewContext(ctx, board)
+	tools := set.shown[s]
 	r.Transcript = []Message{{Role: "system", Content: systemPrompt(s)}, {Role: "user", Content: sc.Task}}
-	defer func() { r.BoardSVG = string(board.SVG()) }()
 	for {
 		if r.Turns == cfg.MaxTurns {
 			return fail("not done after %d model turns", cfg.MaxTurns)
@@ -170,6 +227,7 @@ func runOne(ctx context.Context, cfg Config, tok *counter, sc Scenario, s Strate
 			in, out = reply.Usage.InputTokens, reply.Usage.OutputTokens
 		}
 		r.InputTokens += in
+		r.MaxInputTokens = max(r.MaxInputTokens, in)
 		r.OutputTokens += out
 		if reply.Latency > 0 {
 			r.Wall += reply.Latency
@@ -186,19 +244,22 @@ func runOne(ctx context.Context, cfg Config, tok *counter, sc Scenario, s Strate
 			calls[i] = engine.ToolCall{ID: c.ID, Name: c.Function.Name, Arguments: json.RawMessage(c.Function.Arguments)}
 		}
 		start := time.Now()
-		results := cfg.Engine.HandleToolCalls(ctx, calls)
+		results := eng.HandleToolCalls(ctx, calls)
 		took := time.Since(start)
 		r.EngineTime += took
 		r.Wall += took
 		for _, res := range results {
 			r.ToolCalls += callsIn(res)
 			r.Transcript = append(r.Transcript, Message{Role: "tool", ToolCallID: res.ID, Content: string(res.Content)})
+			if s == Search {
+				tools = set.found(tools, res)
+			}
 		}
 	}
-	if sc.Check == nil {
+	if check == nil {
 		return fail("the scenario has no checker")
 	}
-	if err := sc.Check(board); err != nil {
+	if err := check(r.Transcript[len(r.Transcript)-1].Content); err != nil {
 		return fail("%v", err)
 	}
 	r.Correct = true
@@ -226,24 +287,27 @@ func callsIn(res engine.ToolCallResult) int {
 	}
 }
 
-// summarize totals the results per strategy.
+// summarize totals the results per strategy, for the strategies that ran.
 func summarize(strategies []Strategy, results []Result) []Summary {
-	out := make([]Summary, len(strategies))
-	for i, s := range strategies {
-		out[i].Strategy = s
+	var out []Summary
+	for _, s := range strategies {
+		sum := Summary{Strategy: s}
 		for _, r := range results {
 			if r.Strategy != s {
 				continue
 			}
-			out[i].Runs++
+			sum.Runs++
 			if r.Correct {
-				out[i].Correct++
+				sum.Correct++
 			}
-			out[i].RoundTrips += r.RoundTrips
-			out[i].InputTokens += r.InputTokens
-			out[i].OutputTokens += r.OutputTokens
-			out[i].ToolCalls += r.ToolCalls
-			out[i].Wall += r.Wall
+			sum.RoundTrips += r.RoundTrips
+			sum.InputTokens += r.InputTokens
+			sum.OutputTokens += r.OutputTokens
+			sum.ToolCalls += r.ToolCalls
+			sum.Wall += r.Wall
+		}
+		if sum.Runs > 0 {
+			out = append(out, sum)
 		}
 	}
 	return out

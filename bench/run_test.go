@@ -147,7 +147,7 @@ func TestFailures(t *testing.T) {
 	if _, err := Run(t.Context(), Config{Engine: testEngine(t), Strategies: []Strategy{"yolo"}}, nil); err == nil || !strings.Contains(err.Error(), `unknown strategy "yolo"`) {
 		t.Errorf("an unknown strategy: %v", err)
 	}
-	if _, err := Run(t.Context(), Config{}, nil); err == nil {
-		t.Error("no engine: no error")
+	if _, err := Run(t.Context(), Config{}, []Scenario{twoNotes()}); err == nil || !strings.Contains(err.Error(), "needs Config.Engine") {
+		t.Errorf("no engine: %v", err)
 	}
 }

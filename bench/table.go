@@ -50,6 +50,12 @@ func WriteTable(w io.Writer, rep *Report) error {
 	}
 	t.write(&b)
 
+	if lines := catalogLines(rep); len(lines) > 0 {
+		b.WriteByte('\n')
+		for _, l := range lines {
+			b.WriteString(l + "\n")
+		}
+	}
 	if lines := ratios(rep.Strategies); len(lines) > 0 {
 		b.WriteByte('\n')
 		for _, l := range lines {
@@ -127,6 +133,38 @@ func latencyText(rep *Report) string {
 		l.PerRoundTrip, l.PerInputToken, l.PerOutputToken)
 }
 
+// contextWindows are the context windows catalog lines measure requests
+// against: GPT-4o's 128K tokens and Claude's 200K.
+var contextWindows = []int{128_000, 200_000}
+
+// catalogLines say how big each catalog is, and whether per-call's largest
+// request would fit a model's context window, and by how much not.
+func catalogLines(rep *Report) []string {
+	var out []string
+	for _, c := range rep.Catalogs {
+		out = append(out, fmt.Sprintf("catalog %s: %s tools, %s tokens as tool definitions (what per-call sends every turn)",
+			c.Name, thousands(c.Tools), thousands(c.Tokens)))
+	}
+	largest := 0
+	for _, r := range rep.Results {
+		if r.Strategy == PerCall {
+			largest = max(largest, r.MaxInputTokens)
+		}
+	}
+	if len(rep.Catalogs) == 0 || largest == 0 {
+		return out
+	}
+	var fits []string
+	for _, w := range contextWindows {
+		if largest <= w {
+			fits = append(fits, fmt.Sprintf("fits a %dK-token context window", w/1000))
+		} else {
+			fits = append(fits, fmt.Sprintf("over a %dK-token window by %s (%.1f×)", w/1000, thousands(largest-w), float64(largest)/float64(w)))
+		}
+	}
+	return append(out, fmt.Sprintf("per-call's largest request: %s tokens, %s", thousands(largest), strings.Join(fits, ", ")))
+}
+
 // ratios says how each strategy compares with per-call, over the totals.
 func ratios(sums []Summary) []string {
 	var base *Summary
@@ -158,6 +196,8 @@ func change(v, base int, less, more string) string {
 	}
 	p := float64(v-base) / float64(base) * 100
 	switch {
+	case p <= -99.5: // "100% fewer" would say nothing is left
+		return fmt.Sprintf("%.1f%% %s", -p, less)
 	case p <= -0.5:
 		return fmt.Sprintf("%.0f%% %s", -p, less)
 	case p >= 0.5:

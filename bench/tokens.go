@@ -3,6 +3,9 @@ package bench
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
+
+	"github.com/codemode-dev/codemode/engine"
 
 	"github.com/tiktoken-go/tokenizer"
 )
@@ -12,14 +15,35 @@ import (
 const tokenizerName = "o200k_base"
 
 // counter counts tokens of what goes to and comes from the model.
-type counter struct{ codec tokenizer.Codec }
+type counter struct {
+	codec tokenizer.Codec
+	// toolCounts are tool lists' counts by their names: a catalog's
+	// thousand definitions, sent every turn, are counted once.
+	toolCounts map[string]int
+}
 
 func newCounter() (*counter, error) {
 	c, err := tokenizer.Get(tokenizer.O200kBase)
 	if err != nil {
 		return nil, fmt.Errorf("bench: the %s tokenizer: %w", tokenizerName, err)
 	}
-	return &counter{c}, nil
+	return &counter{codec: c, toolCounts: map[string]int{}}, nil
+}
+
+// tools counts a tool list as a request's JSON carries it.
+func (c *counter) tools(tools []engine.OpenAITool) int {
+	var key strings.Builder
+	for _, t := range tools {
+		key.WriteString(t.Function.Name)
+		key.WriteByte(',')
+	}
+	n, ok := c.toolCounts[key.String()]
+	if !ok {
+		data, _ := json.Marshal(tools)
+		n = c.count(string(data))
+		c.toolCounts[key.String()] = n
+	}
+	return n
 }
 
 // count is the tokens of s (0 for a text the tokenizer refuses, which
@@ -37,8 +61,7 @@ func (c *counter) count(s string) int {
 // per message; those are left out, the same for every strategy.
 func (c *counter) request(req Request) int {
 	msgs, _ := json.Marshal(req.Messages)
-	tools, _ := json.Marshal(req.Tools)
-	return c.count(string(msgs)) + c.count(string(tools))
+	return c.count(string(msgs)) + c.tools(req.Tools)
 }
 
 // message counts a turn's output: the text the model wrote and its tool

@@ -14,8 +14,10 @@ import (
 	"time"
 
 	"github.com/codemode-dev/codemode/bench"
+	"github.com/codemode-dev/codemode/bench/catalog"
 	"github.com/codemode-dev/codemode/bench/scenarios"
 	"github.com/codemode-dev/codemode/engine"
+	"github.com/codemode-dev/codemode/internal/githubspec"
 	"github.com/codemode-dev/codemode/internal/suggest"
 	"github.com/codemode-dev/codemode/tools/whiteboard"
 )
@@ -61,6 +63,13 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, exitUsage, "bench: %v", err)
 	}
 	plan.cfg.Engine = eng
+	if plan.catalog {
+		ceng, err := catalogEngine(s)
+		if err != nil {
+			return fail(stderr, exitUsage, "bench: --catalog github: %v", err)
+		}
+		plan.scenarios = withEngine(plan.scenarios, ceng)
+	}
 	p := &progress{w: stderr}
 	if showProgress(stderr) {
 		plan.cfg.Progress = p.update
@@ -159,6 +168,43 @@ func benchEngine(ctx context.Context, s *session, run []bench.Scenario, stderr i
 type benchPlan struct {
 	cfg       bench.Config // without its engine
 	scenarios []bench.Scenario
+	catalog   bool // the scenarios are the GitHub catalog's, their engine still to be made
+}
+
+// catalogEngine is the engine of --catalog github's scenarios: GitHub's
+// REST API bound from its description, calling each run's fake GitHub,
+// with the session's configuration (results capped for GitHub's pages:
+// catalog.Config) and runner.
+func catalogEngine(s *session) (*engine.Engine, error) {
+	path, err := githubspec.Path()
+	if err != nil {
+		return nil, err
+	}
+	tools, err := catalog.GitHubTools(path)
+	if err != nil {
+		return nil, errors.New(message(err))
+	}
+	b := engine.NewBuilder().Add(tools...).WithConfig(catalog.Config(s.cfg))
+	if s.pool != nil {
+		b.WithScriptRunner(s.pool)
+	}
+	eng, err := b.Build()
+	if err != nil {
+		return nil, s.buildError(err, tools)
+	}
+	return eng, nil
+}
+
+// withEngine is the catalog's scenarios named in run, made over eng.
+func withEngine(run []bench.Scenario, eng *engine.Engine) []bench.Scenario {
+	all := catalog.Scenarios(eng)
+	out := make([]bench.Scenario, 0, len(run))
+	for _, sc := range run {
+		if i := slices.IndexFunc(all, func(c bench.Scenario) bool { return c.Name == sc.Name }); i >= 0 {
+			out = append(out, all[i])
+		}
+	}
+	return out
 }
 
 // planBench checks the flags that need more than their own value and makes
@@ -167,6 +213,13 @@ type benchPlan struct {
 func planBench(o *options) (benchPlan, error) {
 	var p benchPlan
 	all := scenarios.All()
+	switch o.catalog {
+	case "":
+	case catalog.Name:
+		all, p.catalog = catalog.Scenarios(nil), true
+	default:
+		return p, unknownName("catalog", o.catalog, []string{catalog.Name})
+	}
 	var names []string
 	for _, sc := range all {
 		names = append(names, sc.Name)

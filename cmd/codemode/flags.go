@@ -40,6 +40,7 @@ type options struct {
 	expose   exposeFlag
 	// bench's
 	scenarios, strategies                                   nameList
+	catalog                                                 string
 	report                                                  string
 	repeat, maxTurns                                        positiveInt
 	latencyRoundTrip, latencyInputToken, latencyOutputToken latencyFlag
@@ -96,10 +97,11 @@ put to the client's user through MCP elicitation, and denied when the client
 cannot be asked (--approve none runs every call without asking).
 It serves until the client closes stdin, or Ctrl-C or SIGTERM (calls under
 way are then canceled); it exits 2 when it cannot start.`},
-	{"bench", "", "measure per-call, batch and code mode on whiteboard tasks",
+	{"bench", "", "measure per-call, search, batch and code mode on tasks",
 		`Run the benchmark's whiteboard tasks with each strategy — per-call (one tool
 call per model turn), batch (the batch meta-tool) and code (execute_code) —
-through the engine's real tool definitions and HandleToolCalls, and print a
+or with --catalog a catalog's tasks, with search (search_tools, then the
+tools it found) too, through the engine's real tool definitions and HandleToolCalls, and print a
 table: round trips, tokens in and out (o200k_base, the whole request counted
 each turn), tool calls, wall time and whether the checker agreed, with each
 strategy's totals and how batch and code compare with per-call. The model is
@@ -208,7 +210,9 @@ var flagSpecs = []flagSpec{
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var(&o.maxBody, n, "") }},
 	{"scenario", "NAME,...", "run only these scenarios (default: all; a wrong name lists\nthem); repeatable", []string{"bench"},
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var(&o.scenarios, n, "") }},
-	{"strategy", "NAME,...", "run only these strategies: per-call, batch, code (default:\nall); repeatable", []string{"bench"},
+	{"catalog", "NAME", "run the scenarios of a tool catalog instead of the whiteboard's:\ngithub, GitHub's REST API, its 1,223 operations bound from its\nOpenAPI description (npm ci --prefix testdata/openapi-github\ninstalls it; $CODEMODE_GITHUB_SPEC names another copy)", []string{"bench"},
+		func(fs *flag.FlagSet, o *options, n string) { fs.StringVar(&o.catalog, n, "", "") }},
+	{"strategy", "NAME,...", "run only these strategies: per-call, search, batch, code\n(default: all; search runs on catalogs only); repeatable", []string{"bench"},
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var(&o.strategies, n, "") }},
 	{"report", "FILE", "also write the report as one HTML page to FILE: charts of the\nstrategies, each run's transcript and final board; it loads\nnothing, so it opens offline", []string{"bench"},
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var((*nonEmpty)(&o.report), n, "") }},
