@@ -59,7 +59,7 @@ func TestErrors(t *testing.T) {
 		{"undo with a parameter", "POST", "/v1/boards/b1/undo", `{"steps":2}`, nil, 400, "bad_request", []string{"steps", "undo takes no parameters"}, nil},
 		{"board id taken", "POST", "/v1/boards", `{"id":"b1"}`, nil, 409, "bad_request", []string{`board "b1" exists`}, nil},
 		{"create: every problem", "POST", "/v1/boards", `{"id":"a b","name":7,"objects":[{"id":"s","type":"sticky","x":0,"y":0,"width":-1,"height":1,"color":"mauve"}],"x":1}`, nil, 400, "bad_request", []string{"id:", "name:", "objects[0].width", "objects[0].color", "x:"}, nil},
-		{"unknown tool format", "GET", "/v1/tools?format=xml", "", nil, 400, "bad_request", []string{`unknown format "xml"; known: json, ts, openai, anthropic, mcp`}, nil},
+		{"unknown tool format", "GET", "/v1/tools?format=xml", "", nil, 400, "bad_request", []string{`unknown format "xml"; known: json, ts, openai, anthropic, mcp, index`}, nil},
 		{"unknown tools parameter", "GET", "/v1/tools?fmt=ts", "", nil, 400, "bad_request", []string{`unknown query parameter "fmt"`}, nil},
 		{"approvals of an unknown run", "GET", "/v1/runs/run_nope/approvals", "", nil, 404, "bad_request", []string{`run "run_nope" has no calls waiting`}, nil},
 		{"decisions for an unknown run", "POST", "/v1/runs/run_nope/approvals", `{"decisions":[{"callId":"0","approved":true}]}`, nil, 404, "bad_request", nil, nil},

@@ -2,16 +2,19 @@ package server
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/codemode-dev/codemode/engine"
 )
 
 // toolFormats are the ?format= values of GET /v1/tools.
-var toolFormats = "json, ts, openai, anthropic, mcp"
+var toolFormats = "json, ts, openai, anthropic, mcp, index"
 
 // handleTools lists the engine's tools: as JSON (the registered tools), as
-// TypeScript declarations (what a script sees), or as the definitions a
-// model API takes, meta-tools (batch, execute_code) included.
+// TypeScript declarations (what a script sees), as the definitions a
+// model API takes, meta-tools (batch, execute_code) included, or as an
+// index of names and namespaces (a catalog's thousand tools without their
+// schemas).
 func (s *Server) handleTools(w http.ResponseWriter, r *http.Request, _ string) *httpError {
 	q := r.URL.Query()
 	format := q.Get("format")
@@ -27,6 +30,8 @@ func (s *Server) handleTools(w http.ResponseWriter, r *http.Request, _ string) *
 		v = struct {
 			Tools any `json:"tools"`
 		}{s.eng.Tools()}
+	case "index":
+		v = toolIndex(s.eng)
 	case "ts":
 		writeBody(w, http.StatusOK, "text/plain; charset=utf-8", []byte(s.eng.Declarations()))
 		return nil
@@ -52,4 +57,37 @@ func (s *Server) handleTools(w http.ResponseWriter, r *http.Request, _ string) *
 	}
 	writeJSON(w, http.StatusOK, v)
 	return nil
+}
+
+// ToolIndex is GET /v1/tools?format=index: the tools' names, and their
+// namespaces with how many tools each holds, in name order. It is what a
+// client shows of a catalog without fetching every schema (GitHub's REST
+// API, bound from its OpenAPI description, is 4 MB of definitions and 40 KB
+// of names).
+type ToolIndex struct {
+	Namespaces []Namespace `json:"namespaces"`
+	Tools      []string    `json:"tools"`
+}
+
+// Namespace is the tools named NAME.….
+type Namespace struct {
+	Name  string `json:"name"`
+	Tools int    `json:"tools"`
+}
+
+func toolIndex(eng *engine.Engine) ToolIndex {
+	idx := ToolIndex{Namespaces: []Namespace{}, Tools: []string{}}
+	for _, t := range eng.Tools() {
+		idx.Tools = append(idx.Tools, t.Name)
+		ns, _, dotted := strings.Cut(t.Name, ".")
+		if !dotted {
+			continue
+		}
+		if n := len(idx.Namespaces); n > 0 && idx.Namespaces[n-1].Name == ns {
+			idx.Namespaces[n-1].Tools++
+		} else {
+			idx.Namespaces = append(idx.Namespaces, Namespace{Name: ns, Tools: 1})
+		}
+	}
+	return idx
 }

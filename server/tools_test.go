@@ -94,3 +94,26 @@ func TestPolicies(t *testing.T) {
 		t.Error("a tool without hints is not gated")
 	}
 }
+
+// TestToolIndex: format=index is every tool's name and the namespaces
+// with their counts, no schema.
+func TestToolIndex(t *testing.T) {
+	g := newGate()
+	a, b := g.tool(), g.tool()
+	b.Name = "test.other"
+	c := g.tool()
+	c.Name = "zz.last"
+	s := newTestServer(t, Options{Tools: []engine.Tool{a, b, c}})
+	res, body := do(t, s, "GET", "/v1/tools?format=index", "")
+	var idx ToolIndex
+	if err := json.Unmarshal(body, &idx); err != nil || res.StatusCode != 200 {
+		t.Fatalf("%d %v", res.StatusCode, err)
+	}
+	want := []Namespace{{"test", 2}, {"zz", 1}}
+	if !slices.Equal(idx.Namespaces, want) || len(idx.Tools) != 15 || !slices.Contains(idx.Tools, "test.other") || !slices.IsSorted(idx.Tools) {
+		t.Errorf("index %+v", idx)
+	}
+	if strings.Contains(string(body), "inputSchema") {
+		t.Error("the index carries schemas")
+	}
+}

@@ -33,10 +33,15 @@ func newCaller(spec *Spec, opts Options) (*caller, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &caller{client: opts.Client, base: base, headers: http.Header{}, maxBytes: opts.MaxResponseBytes, timeout: opts.Timeout}
-	if c.client == nil {
-		c.client = &http.Client{}
+	c := &caller{base: base, headers: http.Header{}, maxBytes: opts.MaxResponseBytes, timeout: opts.Timeout}
+	client := http.Client{}
+	if opts.Client != nil {
+		client = *opts.Client // a copy, for its CheckRedirect
 	}
+	if client.CheckRedirect == nil {
+		client.CheckRedirect = sameHost(base)
+	}
+	c.client = &client
 	if c.maxBytes <= 0 {
 		c.maxBytes = DefaultMaxResponseBytes
 	}
@@ -50,6 +55,22 @@ func newCaller(spec *Spec, opts Options) (*caller, error) {
 		}
 	}
 	return c, nil
+}
+
+// sameHost follows a redirect only within the API's scheme and host: Go's
+// client drops Authorization on a redirect elsewhere, but not an
+// X-Api-Key, which an API (or whoever answers for it) could otherwise send
+// to a host of its choosing.
+func sameHost(base *url.URL) func(*http.Request, []*http.Request) error {
+	return func(req *http.Request, via []*http.Request) error {
+		if req.URL.Scheme != base.Scheme || req.URL.Host != base.Host {
+			return fmt.Errorf("redirected to another host (%s), which is not followed: the API's headers go to %s only", req.URL.Host, base.Host)
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
 }
 
 // maxErrorBody bounds the body an HTTP error's message quotes.
@@ -100,7 +121,7 @@ func (c *caller) request(ctx context.Context, op *Operation, plan argPlan, args 
 			if err != nil {
 				return nil, engine.Errorf(engine.CodeInvalidArgs, "%s: %v", key, err)
 			}
-			path = strings.ReplaceAll(path, "{"+p.Name+"}", url.PathEscape(s))
+			path = strings.ReplaceAll(path, "{"+p.Name+"}", pathSegment(s))
 		case isParam && p.In == "query":
 			if err := addQuery(query, p, v); err != nil {
 				return nil, engine.Errorf(engine.CodeInvalidArgs, "%s: %v", key, err)
@@ -171,6 +192,16 @@ func (c *caller) request(ctx context.Context, op *Operation, plan argPlan, args 
 		req.Header.Set("Cookie", strings.Join(cookies, "; "))
 	}
 	return req, nil
+}
+
+// pathSegment is an argument escaped as one path segment: "/" and the
+// like escaped, and "." or ".." too, which a server would otherwise take
+// as a step up the path (out of the API's base path).
+func pathSegment(s string) string {
+	if s == "." || s == ".." {
+		return strings.Repeat("%2E", len(s))
+	}
+	return url.PathEscape(s)
 }
 
 // do sends a call's request and makes its result: the response's JSON, a

@@ -232,6 +232,44 @@ func TestPathArgumentEscaped(t *testing.T) {
 	if p := seen()[0].Path; p != "/files/a%2F..%2Fb%20c%3Fd%23e" {
 		t.Errorf("path %s", p)
 	}
+	for _, dots := range []string{".", ".."} {
+		if _, err := tools[0].Handler(context.Background(), json.RawMessage(`{"name": "`+dots+`"}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := seen()[1:]; len(got) != 2 || got[0].Path != "/files/%2E" || got[1].Path != "/files/%2E%2E" {
+		t.Errorf("dot segments: %+v", got)
+	}
+}
+
+// TestRedirectElsewhereRefused: the API's headers never follow a redirect
+// to another host.
+func TestRedirectElsewhereRefused(t *testing.T) {
+	other, otherSeen := petsAPI(t, func(w http.ResponseWriter, r *http.Request) {})
+	var keys []string
+	var mu sync.Mutex
+	other.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		keys = append(keys, r.Header.Get("X-Api-Key"))
+		mu.Unlock()
+	})
+	srv, _ := petsAPI(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/pets/1" {
+			http.Redirect(w, r, "/pets/2", http.StatusFound) // the same host: followed
+			return
+		}
+		http.Redirect(w, r, other.URL+"/steal", http.StatusFound)
+	})
+	eng := petsEngine(t, openapi.Options{BaseURL: srv.URL, Headers: map[string]string{"X-Api-Key": "key-1234"}})
+	_, err := eng.Call(context.Background(), "pets.pets_get", json.RawMessage(`{"petId": 1}`))
+	if err == nil || !strings.Contains(err.Error(), "redirected to another host") {
+		t.Errorf("= %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(keys) > 0 || len(otherSeen()) > 0 {
+		t.Errorf("the other host got %d requests, keys %q", len(otherSeen()), keys)
+	}
 }
 
 // TestSecretsHidden: a configured header's value never reaches the model,

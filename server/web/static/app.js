@@ -279,6 +279,26 @@ function insert(ta, text) {
 
 let toolNames = null; // the server's tools, to mark examples needing others
 
+// loadToolIndex shows the server's tools by namespace under the examples
+// (names and counts only: a catalog bound from an OpenAPI description has
+// a thousand tools, whose schemas the page never needs), and keeps their
+// names for loadExample.
+async function loadToolIndex() {
+  let idx;
+  try {
+    idx = await json("v1/tools?format=index");
+  } catch {
+    toolNames = new Set();
+    return;
+  }
+  toolNames = new Set(idx.tools || []);
+  const top = (idx.tools || []).filter((n) => !n.includes(".")).length;
+  const parts = [`${top} tools`, ...(idx.namespaces || []).map((ns) => `${ns.name} (${ns.tools.toLocaleString("en")})`)];
+  const p = $("#tool-index");
+  p.replaceChildren("Tools: ", parts.join(" · "), ". Scripts find any of them with ", el("code", {}, "tools.search_tools({query})"), ".");
+  p.hidden = false;
+}
+
 async function loadExamples() {
   const box = $("#examples");
   let list;
@@ -314,13 +334,7 @@ async function loadExample(x) {
   localStorage.setItem(`codemode.${m}`, ta.value);
   for (const c of document.querySelectorAll(".chip")) c.classList.toggle("active", c.dataset.example === x.name);
   // Namespaced tools (WASM) that this server does not have.
-  if (!toolNames) {
-    try {
-      toolNames = new Set(((await json("v1/tools")).tools || []).map((t) => t.name));
-    } catch {
-      toolNames = new Set();
-    }
-  }
+  if (!toolNames) await loadToolIndex();
   const missing = [...new Set([...text.matchAll(/tools\.([A-Za-z_]\w*\.[A-Za-z_]\w*)\s*\(/g)].map((m) => m[1]))].filter((n) => !toolNames.has(n));
   // The project's own (graph.layout, text.cluster) are built in unless the
   // server runs with --no-builtin-wasm; others come with --wasm-dir.
@@ -738,4 +752,5 @@ $("#zoom-out").addEventListener("click", () => page?.view.zoomBy(0.8));
 
 takeToken();
 loadExamples();
+loadToolIndex();
 route();
