@@ -109,6 +109,7 @@ type envOptions struct {
 	token   string
 	wrap    func(http.Handler) http.Handler // if set, wraps the server (to hold or watch requests)
 	store   server.Store                    // nil: a memory store
+	tools   []engine.Tool                   // beside the whiteboard's
 }
 
 func newEnv(t *testing.T, o envOptions) *env {
@@ -123,6 +124,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 		Approve:  o.approve,
 		Token:    o.token,
 		Observer: engine.ObserverFunc(e.hold.observe),
+		Tools:    o.tools,
 	})
 	if err != nil {
 		t.Fatal(err)
