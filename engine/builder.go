@@ -191,20 +191,20 @@ func compileSchemas(tools []*registered) []error {
 			distinct = append(distinct, string(t.InputSchema))
 		}
 	}
-	next := make(chan string)
+	work := make(chan string)
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), len(distinct)) {
 		wg.Go(func() {
-			for doc := range next {
+			for doc := range work {
 				c := byDoc[doc]
 				c.s, c.err = schema.Compile(json.RawMessage(doc))
 			}
 		})
 	}
 	for _, doc := range distinct {
-		next <- doc
+		work <- doc
 	}
-	close(next)
+	close(work)
 	wg.Wait()
 	errs := make([]error, len(tools))
 	for i, t := range tools {

@@ -3,7 +3,10 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/codemode-dev/codemode/engine/internal/defs"
 	"github.com/codemode-dev/codemode/engine/internal/tsgen"
@@ -123,10 +126,12 @@ func (e *Engine) metaTools() []Tool {
 	}
 	// Over the budget, the declarations would crowd the model's context:
 	// the description names the tools, and search_tools declares them.
-	decls, budget := e.Declarations(), e.cfg.Script.MaxDeclarationChars
-	codeDesc := defs.ExecuteCodeDescription(code, decls)
-	if len(decls) > budget {
-		codeDesc = defs.ExecuteCodeIndexDescription(code, e.names, MetaSearchTools, tsgen.Declaration(tsTool(e.search.Tool)), budget)
+	budget := e.cfg.Script.MaxDeclarationChars
+	codeDesc := defs.ExecuteCodeIndexDescription(code, e.names, MetaSearchTools, tsgen.Declaration(tsTool(e.search.Tool)), budget)
+	if !e.declarationsOver(budget) {
+		if decls := e.Declarations(); len(decls) <= budget {
+			codeDesc = defs.ExecuteCodeDescription(code, decls)
+		}
 	}
 	meta := []Tool{{
 		Name:        MetaBatch,
@@ -141,6 +146,28 @@ func (e *Engine) metaTools() []Tool {
 	}, e.search.Tool}
 	meta[2].Handler = nil
 	return meta
+}
+
+// declarationsOver reports, without writing them, that the script tools'
+// declarations are surely over budget: each tool's holds at least its
+// method's name and every non-space character of its description. It spares
+// a catalog the declarations its execute_code leaves out (GitHub's REST
+// API: 3.7 MB of them, 440 ms to write).
+func (e *Engine) declarationsOver(budget int) bool {
+	least := 0
+	for _, n := range e.scriptTools {
+		t, _ := e.lookup(n)
+		least += len(n) - strings.LastIndex(n, ".") - 1
+		for _, r := range t.Description {
+			if !unicode.IsSpace(r) {
+				least += utf8.RuneLen(r)
+			}
+		}
+		if least > budget {
+			return true
+		}
+	}
+	return false
 }
 
 // planNulls records, per tool and meta-tool, where the OpenAI export's

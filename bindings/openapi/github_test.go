@@ -80,7 +80,7 @@ func TestGitHubCatalog(t *testing.T) {
 
 // BenchmarkLoadGitHub is what binding GitHub's REST API costs a host:
 // reading the 13 MB description, making its 1,223 tools, and building an
-// engine over them (the bound: under a second and 200 MB). It
+// engine over them (the bound we hold it to: under a second and 200 MB). It
 // reports the heap in use once the engine is built.
 func BenchmarkLoadGitHub(b *testing.B) {
 	p := githubspec.ForTest(b)
