@@ -14,6 +14,7 @@ import (
 
 	"github.com/codemode-dev/codemode/bench"
 	"github.com/codemode-dev/codemode/bench/scenarios"
+	"github.com/codemode-dev/codemode/internal/githubspec"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -102,8 +103,10 @@ func TestBenchUsageErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"--scenario", "retor"}, `unknown scenario "retor" (did you mean retro?); the scenarios: `},
-		{[]string{"--strategy", "percall"}, `unknown strategy "percall" (did you mean per-call?); the strategies: per-call, batch, code`},
+		{[]string{"--strategy", "percall"}, `unknown strategy "percall" (did you mean per-call?); the strategies: per-call, search, batch, code`},
 		{[]string{"--strategy", "code,"}, `invalid value "code," for --strategy: an empty name in the list`},
+		{[]string{"--catalog", "gitlab"}, `unknown catalog "gitlab" (did you mean github?); the catalogs: github`},
+		{[]string{"--catalog", "github", "--scenario", "retro"}, `unknown scenario "retro"`},
 		{[]string{"--repeat", "0"}, `invalid value "0" for --repeat: want a whole number above 0`},
 		{[]string{"--latency-round-trip", "5"}, `invalid value "5" for --latency-round-trip: want a duration of 0 or more, such as 500ms, 12.5ms or 50us`},
 		{[]string{"--latency-round-trip", "0s", "--latency-input-token", "0", "--latency-output-token", "0"}, "the --latency-* flags cannot all be 0"},
@@ -324,5 +327,28 @@ func TestBenchWasmDirTools(t *testing.T) {
 	out, errs, code = cli(t, "", append(args, "--wasm-dir", built)...)
 	if code != exitOK || errs != "" {
 		t.Errorf("with --wasm-dir: exit %d, stderr %q\n%s", code, errs, out)
+	}
+}
+
+// TestBenchCatalog: --catalog github runs the catalog's tasks with the
+// four strategies and says how big the catalog is; without the
+// description installed, bench stops before any run.
+func TestBenchCatalog(t *testing.T) {
+	t.Setenv(githubspec.Env, filepath.Join(t.TempDir(), "missing.json"))
+	_, errs, code := cli(t, "", "bench", "--catalog", "github")
+	if code != exitUsage || !strings.Contains(errs, "--catalog github: ") || !strings.Contains(errs, "missing.json") {
+		t.Errorf("no description: exit %d, %q", code, errs)
+	}
+	t.Setenv(githubspec.Env, "")
+	githubspec.ForTest(t)
+	out, errs, code := cli(t, "", "bench", "--catalog", "github", "--scenario", "gh-pulls-by-author", "--runner", "inprocess")
+	if code != exitOK {
+		t.Fatalf("exit %d, %q:\n%s", code, errs, out)
+	}
+	for _, want := range []string{"gh-pulls-by-author  per-call", "  search ", "  batch ", "  code ",
+		"catalog github: 1,223 tools, ", "per-call's largest request: ", "over a 200K-token window by "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the table lacks %q:\n%s", want, out)
+		}
 	}
 }

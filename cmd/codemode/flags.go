@@ -211,7 +211,7 @@ var flagSpecs = []flagSpec{
 	{"scenario", "NAME,...", "run only these scenarios (default: all; a wrong name lists\nthem); repeatable", []string{"bench"},
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var(&o.scenarios, n, "") }},
 	{"catalog", "NAME", "run the scenarios of a tool catalog instead of the whiteboard's:\ngithub, GitHub's REST API, its 1,223 operations bound from its\nOpenAPI description (npm ci --prefix testdata/openapi-github\ninstalls it; $CODEMODE_GITHUB_SPEC names another copy)", []string{"bench"},
-		func(fs *flag.FlagSet, o *options, n string) { fs.StringVar(&o.catalog, n, "", "") }},
+		func(fs *flag.FlagSet, o *options, n string) { fs.Var((*nonEmpty)(&o.catalog), n, "") }},
 	{"strategy", "NAME,...", "run only these strategies: per-call, search, batch, code\n(default: all; search runs on catalogs only); repeatable", []string{"bench"},
 		func(fs *flag.FlagSet, o *options, n string) { fs.Var(&o.strategies, n, "") }},
 	{"report", "FILE", "also write the report as one HTML page to FILE: charts of the\nstrategies, each run's transcript and final board; it loads\nnothing, so it opens offline", []string{"bench"},
