@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -449,5 +450,41 @@ func TestHostileDocuments(t *testing.T) {
 	// Over the size bound.
 	if _, err := openapi.Parse(make([]byte, openapi.MaxSpecBytes+1)); err == nil || !strings.Contains(err.Error(), "over 64 MiB") {
 		t.Errorf("oversize: %v", err)
+	}
+}
+
+// TestHostileAPI: an API that never stops sending, or answers a page at a
+// time slower than the timeout, costs a call its bound and no more.
+func TestHostileAPI(t *testing.T) {
+	srv, _ := petsAPI(t, func(w http.ResponseWriter, r *http.Request) {
+		chunk := []byte(strings.Repeat("[1,", 1024))
+		for r.Context().Err() == nil {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	})
+	eng := petsEngine(t, openapi.Options{BaseURL: srv.URL, MaxResponseBytes: 1 << 20, Timeout: 10 * time.Second})
+	for range 20 { // a long-lived host: the twentieth call ends as the first
+		_, err := eng.Call(context.Background(), "pets.pets_get", json.RawMessage(`{"petId": 1}`))
+		if err == nil || !strings.Contains(err.Error(), "over 1048576 bytes") {
+			t.Fatalf("an endless body: %v", err)
+		}
+	}
+}
+
+// TestTooManyOperations: a document over MaxOperations is refused.
+func TestTooManyOperations(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"openapi": "3.0.0", "paths": {`)
+	for i := range openapi.MaxOperations + 1 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `"/p%d": {"get": {"responses": {}}}`, i)
+	}
+	b.WriteString("}}")
+	if _, err := openapi.Parse([]byte(b.String())); err == nil || !strings.Contains(err.Error(), "more than 10000 operations") {
+		t.Errorf("= %v", err)
 	}
 }
