@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -69,17 +70,20 @@ func TestSearchToolsRanking(t *testing.T) {
 		name, args string
 		want       []string
 	}{
-		// Both words in the name, one in the name, one in a parameter
-		// (issueId), a prefix of a name word (issues).
-		{"name hits first", `{"query":"create issue"}`, []string{"github.create_issue", "notes.createNote", "tracker.comment", "github.list_issues"}},
+		// Both words in the name, one in the name (createNote; issues,
+		// the same word as issue once stemmed), one in a parameter (issueId).
+		{"name hits first", `{"query":"create issue"}`, []string{"github.create_issue", "notes.createNote", "github.list_issues", "tracker.comment"}},
 		{"name beats description", `{"query":"note"}`, []string{"notes.createNote", "board.pin"}},
-		{"exact name beats everything", `{"query":"github.list_issues"}`, []string{"github.list_issues", "github.create_issue"}},
+		{"exact name beats everything", `{"query":"github.list_issues"}`, []string{"github.list_issues", "github.create_issue", "tracker.comment"}},
 		{"wire name", `{"query":"tracker-link"}`, []string{"tracker.link", "tracker.comment"}},
 		{"parameter names", `{"query":"ticket"}`, []string{"tracker.link"}},
-		{"namespace", `{"query":"tracker"}`, []string{"tracker.comment", "tracker.link"}},
-		{"ties by name", `{"query":"repository"}`, []string{"github.create_issue", "github.list_issues"}},
-		{"camelCase and snake_case query", `{"query":"createIssue"}`, []string{"github.create_issue", "notes.createNote", "tracker.comment", "github.list_issues"}},
-		{"limit", `{"query":"issue","limit":2}`, []string{"github.create_issue", "tracker.comment"}},
+		// The namespace's tools tie; the shorter name goes first.
+		{"namespace", `{"query":"tracker"}`, []string{"tracker.link", "tracker.comment"}},
+		// Both descriptions say repository; list is the rarer, more
+		// specific name word, which the query does not ask for.
+		{"the less specific name first", `{"query":"repository"}`, []string{"github.create_issue", "github.list_issues"}},
+		{"camelCase and snake_case query", `{"query":"createIssue"}`, []string{"github.create_issue", "notes.createNote", "github.list_issues", "tracker.comment"}},
+		{"limit", `{"query":"issues","limit":2}`, []string{"github.create_issue", "github.list_issues"}},
 		{"no match", `{"query":"weather"}`, []string{}},
 		{"empty query", `{"query":""}`, []string{"error:bad_request"}},
 		{"only stop words", `{"query":" the an "}`, []string{"error:bad_request"}},
@@ -88,6 +92,67 @@ func TestSearchToolsRanking(t *testing.T) {
 	} {
 		if diff := cmp.Diff(tc.want, searchNames(t, e, tc.args)); diff != "" {
 			t.Errorf("%s: %s (-want +got):\n%s", tc.name, tc.args, diff)
+		}
+	}
+}
+
+// TestSearchToolsRankingSignals: what else than a name word ranks a
+// tool, on a catalog shaped like an OpenAPI one (a tag before the verb,
+// titles, an enum), where names share most words. The tools have no
+// description, so that a title's words count as the title's.
+func TestSearchToolsRankingSignals(t *testing.T) {
+	noop := func(context.Context, json.RawMessage) (json.RawMessage, error) { return json.RawMessage(`{}`), nil }
+	tool := func(name, title, params string) engine.Tool {
+		return engine.Tool{Name: name, InputSchema: json.RawMessage(`{"type":"object","properties":{` + params + `}}`),
+			Annotations: engine.Annotations{Title: title}, Handler: noop}
+	}
+	ownerRepo := `"owner":{"type":"string","description":"The account owner of the repository."},"repo":{"type":"string"}`
+	e, err := engine.NewBuilder().Add(
+		tool("vcs.issues_get", "Get an issue", ownerRepo),
+		tool("vcs.issues_update", "Update an issue", ownerRepo+`,"state":{"type":"string","enum":["open","closed"]}`),
+		tool("vcs.issues_create_comment", "Create an issue comment", ownerRepo+`,"body":{"type":"string"}`),
+		tool("vcs.reactions_create_for_issue_comment", "Create reaction for an issue comment", ownerRepo+`,"content":{"type":"string"}`),
+		tool("vcs.repos_get", "Get a repository", ownerRepo),
+		tool("vcs.repos_get_webhook", "Get a repository webhook", ownerRepo+`,"hook_id":{"type":"integer"}`),
+		tool("vcs.pulls_list", "List pull requests", ownerRepo),
+		tool("vcs.pulls_list_files", "List pull request files", ownerRepo),
+		tool("vcs.orgs_list_members", "List organization members", `"org":{"type":"string"}`),
+		tool("vcs.users_list_my_keys", "List all my keys", ""),
+		tool("vcs.refs_fetch", "", ""),
+		tool("vcs.fetch", "", `"reference":{"type":"string"}`),
+	).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, query string
+		want        []string
+	}{
+		// Every tool but one has the query's words; the one with no other
+		// word first, the one with a rare other word (reaction) after the
+		// one with a common one (get).
+		{"fewest other words", "create issue comment", []string{"vcs.issues_create_comment", "vcs.reactions_create_for_issue_comment", "vcs.issues_get"}},
+		// The title has repository, the names repo, a word that begins it.
+		{"title and a name word the query word begins with", "get a repository", []string{"vcs.repos_get", "vcs.repos_get_webhook", "vcs.issues_get"}},
+		// Plural or singular, the same word.
+		{"plurals", "list pull requests", []string{"vcs.pulls_list", "vcs.pulls_list_files"}},
+		{"title words", "request", []string{"vcs.pulls_list", "vcs.pulls_list_files"}},
+		// closed is a value of issues_update's state.
+		{"enum values", "close issue", []string{"vcs.issues_update", "vcs.issues_get", "vcs.issues_create_comment"}},
+		// Query words that begin name words: org of organization.
+		{"prefixes both ways", "org members", []string{"vcs.orgs_list_members"}},
+		{"prefixes both ways", "organizations", []string{"vcs.orgs_list_members"}},
+		// my and all are stop words, in queries and in titles.
+		{"stop words", "all my members", []string{"vcs.orgs_list_members"}},
+		// webhook is in one tool, issue in five.
+		{"a rare word outweighs a common one", "issue webhook", []string{"vcs.repos_get_webhook", "vcs.issues_get"}},
+		// Without a title, a name that has every word (ref begins
+		// reference) beats one that has fetch and a parameter reference.
+		{"every word in the name", "fetch reference", []string{"vcs.refs_fetch", "vcs.fetch"}},
+	} {
+		got := searchNames(t, e, `{"query":"`+tc.query+`","limit":`+strconv.Itoa(max(2, len(tc.want)))+`}`)
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("%s: %q (-want +got):\n%s", tc.name, tc.query, diff)
 		}
 	}
 }
