@@ -246,11 +246,14 @@ type Report struct {
 }
 
 // Catalog is the size of a catalog scenario's tool set: every tool but the
-// meta-tools, as per-call sends them each turn.
+// meta-tools, as per-call sends them each turn, and what code and search
+// send in their place (execute_code naming the namespaces; search_tools).
 type Catalog struct {
-	Name   string `json:"name"`
-	Tools  int    `json:"tools"`
-	Tokens int    `json:"tokens"`
+	Name         string `json:"name"`
+	Tools        int    `json:"tools"`
+	Tokens       int    `json:"tokens"`
+	CodeTokens   int    `json:"codeTokens"`
+	SearchTokens int    `json:"searchTokens"`
 }
 
 // Summary is one strategy's totals over every scenario.

@@ -56,8 +56,9 @@ func Run(ctx context.Context, cfg Config, scenarios []Scenario) (*Report, error)
 				return nil, err
 			}
 			if sc.Catalog != "" {
-				all := sets[eng].shown[PerCall]
-				rep.Catalogs = append(rep.Catalogs, Catalog{Name: sc.Catalog, Tools: len(all), Tokens: tok.tools(all)})
+				shown := sets[eng].shown
+				rep.Catalogs = append(rep.Catalogs, Catalog{Name: sc.Catalog, Tools: len(shown[PerCall]), Tokens: tok.tools(shown[PerCall]),
+					CodeTokens: tok.tools(shown[Code]), SearchTokens: tok.tools(shown[Search])})
 			}
 		}
 		for _, s := range strategies {

@@ -142,8 +142,9 @@ var contextWindows = []int{128_000, 200_000}
 func catalogLines(rep *Report) []string {
 	var out []string
 	for _, c := range rep.Catalogs {
-		out = append(out, fmt.Sprintf("catalog %s: %s tools, %s tokens as tool definitions (what per-call sends every turn)",
-			c.Name, thousands(c.Tools), thousands(c.Tokens)))
+		out = append(out, fmt.Sprintf("catalog %s: %s tools, %s tokens as tool definitions (what per-call sends every turn); "+
+			"in their place code sends %s (execute_code, naming the namespaces), search %s (search_tools)",
+			c.Name, thousands(c.Tools), thousands(c.Tokens), thousands(c.CodeTokens), thousands(c.SearchTokens)))
 	}
 	largest := 0
 	for _, r := range rep.Results {
