@@ -36,7 +36,8 @@ type page struct {
 	Totals                    []Summary
 	TotalsText                [][]string // per strategy: the totals as shown
 	Ratios                    []string
-	Charts                    []chart // the totals'
+	Catalog                   []string // the catalogs' sizes, and whether per-call fits a context window
+	Charts                    []chart  // the totals'
 	ScenarioCharts            []chart
 	Scenarios                 []scenarioView
 }
@@ -83,7 +84,8 @@ const (
 
 func newPage(rep *Report) page {
 	runs := repeats(rep)
-	p := page{Model: rep.Model, Tokenizer: rep.Tokenizer, Latency: latencyText(rep), Repeats: runs, Totals: rep.Strategies, Ratios: ratios(rep.Strategies)}
+	p := page{Model: rep.Model, Tokenizer: rep.Tokenizer, Latency: latencyText(rep), Repeats: runs, Totals: rep.Strategies,
+		Ratios: ratios(rep.Strategies), Catalog: catalogLines(rep)}
 	for _, s := range rep.Strategies {
 		p.Strategies = append(p.Strategies, s.Strategy)
 		n := float64(runs)

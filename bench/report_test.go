@@ -199,3 +199,39 @@ func TestHostileHTMLLoadsNothing(t *testing.T) {
 		t.Error("the long result is not cut")
 	}
 }
+
+// TestCatalogLines: a catalog's report says how big the catalog is, what
+// code and search send in its place, and by how much per-call's largest
+// request is over each context window (or that it fits).
+func TestCatalogLines(t *testing.T) {
+	rep := report([]bench.Result{
+		{Scenario: "a", Strategy: bench.PerCall, Correct: true, MaxInputTokens: 150_000},
+		{Scenario: "b", Strategy: bench.PerCall, Correct: true, MaxInputTokens: 441_341},
+		{Scenario: "b", Strategy: bench.Code, Correct: true, MaxInputTokens: 12_000},
+	})
+	rep.Catalogs = []bench.Catalog{{Name: "github", Tools: 1223, Tokens: 404_842, CodeTokens: 553, SearchTokens: 166}}
+	var b strings.Builder
+	if err := bench.WriteTable(&b, rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"catalog github: 1,223 tools, 404,842 tokens as tool definitions (what per-call sends every turn); in their place code sends 553 (execute_code, naming the namespaces), search 166 (search_tools)\n",
+		"per-call's largest request: 441,341 tokens, over a 128K-token window by 313,341 (3.4×), over a 200K-token window by 241,341 (2.2×)\n",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the table lacks %q:\n%s", want, b.String())
+		}
+	}
+	rep.Results[1].MaxInputTokens = 100_000
+	b.Reset()
+	bench.WriteTable(&b, rep)
+	if !strings.Contains(b.String(), "per-call's largest request: 150,000 tokens, over a 128K-token window by 22,000 (1.2×), fits a 200K-token context window\n") {
+		t.Errorf("a request that fits one window:\n%s", b.String())
+	}
+	rep.Catalogs = nil
+	b.Reset()
+	bench.WriteTable(&b, rep)
+	if strings.Contains(b.String(), "largest request") {
+		t.Errorf("a board's report says how large requests were:\n%s", b.String())
+	}
+}
