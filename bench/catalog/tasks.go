@@ -80,6 +80,18 @@ type issue struct {
 	} `json:"user"`
 }
 
+// openIssuesJS starts the scripts that read a repository's open issues:
+// every page of them, as a model that does not know how many there are
+// writes it.
+const openIssuesJS = `const owner = "codemode-dev", repo = "engine";
+const issues = [];
+for (let page = 1; ; page++) {
+  const got = await tools.github.issues_list_for_repo({owner, repo, state: "open", per_page: 100, page});
+  issues.push(...got);
+  if (got.length < 100) break;
+}
+`
+
 type issueLabel struct {
 	Name string `json:"name"`
 }
@@ -142,14 +154,7 @@ func crashLabel() task {
 			}
 			return fmt.Sprintf("Labelled %d open issues as crashes and commented on each: %s.", len(crashes), numbers(crashes)), nil
 		},
-		script: `const owner = "codemode-dev", repo = "engine";
-const issues = [];
-for (let page = 1; ; page++) {
-  const got = await tools.github.issues_list_for_repo({owner, repo, state: "open", per_page: 100, page});
-  issues.push(...got);
-  if (got.length < 100) break;
-}
-const crashes = issues.filter(i => !i.pull_request && /crash/i.test(i.title + "\n" + (i.body ?? "")));
+		script: openIssuesJS + `const crashes = issues.filter(i => !i.pull_request && /crash/i.test(i.title + "\n" + (i.body ?? "")));
 await Promise.all(crashes.map(i => Promise.all([
   tools.github.issues_add_labels({owner, repo, issue_number: i.number, body: {labels: ["crash"]}}),
   tools.github.issues_create_comment({owner, repo, issue_number: i.number, body: ` + "`" + crashComment + "`" + `}),
@@ -218,14 +223,7 @@ func staleClose() task {
 			}
 			return fmt.Sprintf("Closed %d stale issues as not planned: %s.", len(closing), numbers(closing)), nil
 		},
-		script: `const owner = "codemode-dev", repo = "engine";
-const issues = [];
-for (let page = 1; ; page++) {
-  const got = await tools.github.issues_list_for_repo({owner, repo, state: "open", per_page: 100, page});
-  issues.push(...got);
-  if (got.length < 100) break;
-}
-const stale = issues.filter(i => !i.pull_request && i.updated_at < "2026-06-01" && !i.labels.some(l => l.name === "pinned"));
+		script: openIssuesJS + `const stale = issues.filter(i => !i.pull_request && i.updated_at < "2026-06-01" && !i.labels.some(l => l.name === "pinned"));
 await Promise.all(stale.map(i => tools.github.issues_update({owner, repo, issue_number: i.number, state: "closed", state_reason: "not_planned"})));
 return {closed: stale.length, numbers: stale.map(i => i.number)};`,
 		answer: func(res json.RawMessage) (string, error) {
