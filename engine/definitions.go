@@ -158,10 +158,12 @@ func (e *Engine) declarationsOver(budget int) bool {
 	for _, n := range e.scriptTools {
 		t, _ := e.lookup(n)
 		least += len(n) - strings.LastIndex(n, ".") - 1
-		for _, r := range t.Description {
+		for d := t.Description; d != ""; {
+			r, size := utf8.DecodeRuneInString(d) // an invalid byte is written as one byte
 			if !unicode.IsSpace(r) {
-				least += utf8.RuneLen(r)
+				least += size
 			}
+			d = d[size:]
 		}
 		if least > budget {
 			return true

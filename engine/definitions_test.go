@@ -168,3 +168,38 @@ func TestDefinitionShapesAreEngineTypes(t *testing.T) {
 		}
 	}
 }
+
+// TestDeclarationsLeftOutOnlyWhenOver: execute_code's description leaves
+// the declarations out, without writing them, only when they are over the
+// budget: descriptions of invalid UTF-8, CRLF, "*/" and runs of spaces
+// (which the declarations write longer or shorter) are tried near it.
+func TestDeclarationsLeftOutOnlyWhenOver(t *testing.T) {
+	for _, desc := range []string{
+		strings.Repeat("\xff", 2000),
+		strings.Repeat("a\r\n", 700),
+		strings.Repeat("*/ ", 700),
+		strings.Repeat("x      \u00a0\u2003", 300),
+	} {
+		tl := engine.Tool{Name: "a.b", Description: desc, InputSchema: json.RawMessage(`{"type":"object"}`),
+			Handler: func(context.Context, json.RawMessage) (json.RawMessage, error) { return nil, nil }}
+		for budget := 1000; budget <= 8000; budget += 250 {
+			cfg := engine.DefaultConfig()
+			cfg.Script.MaxDeclarationChars = budget
+			e, err := engine.NewBuilder().WithConfig(cfg).Add(tl).Build()
+			if err != nil {
+				t.Fatal(err)
+			}
+			decls := e.Declarations()
+			var code engine.Tool
+			for _, m := range e.ToolDefinitions().Tools {
+				if m.Name == engine.MetaExecuteCode {
+					code = m
+				}
+			}
+			declared := strings.Contains(code.Description, "b(args?:")
+			if declared != (len(decls) <= budget) {
+				t.Errorf("%.10q…, budget %d: declarations of %d bytes, declared in execute_code: %v", desc, budget, len(decls), declared)
+			}
+		}
+	}
+}

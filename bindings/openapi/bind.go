@@ -36,6 +36,7 @@ func Bind(name string, cfg engine.OpenAPI, opts BindOptions) ([]engine.Tool, err
 	}
 	at := strictjson.Member("openapi", name)
 	headers := make(map[string]string, len(cfg.Headers))
+	var secrets []string // what came from the environment is hidden, whatever the header
 	var missing strictjson.Problems
 	for h, v := range cfg.Headers {
 		for _, env := range engine.EnvNames(v) {
@@ -45,6 +46,7 @@ func Bind(name string, cfg engine.OpenAPI, opts BindOptions) ([]engine.Tool, err
 				continue
 			}
 			v = strings.ReplaceAll(v, "${"+env+"}", val)
+			secrets = append(secrets, val)
 		}
 		headers[h] = v
 	}
@@ -59,7 +61,7 @@ func Bind(name string, cfg engine.OpenAPI, opts BindOptions) ([]engine.Tool, err
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	tools, err := Tools(name, spec, Options{BaseURL: cfg.BaseURL, Headers: headers, Client: opts.Client,
+	tools, err := Tools(name, spec, Options{BaseURL: cfg.BaseURL, Headers: headers, Secrets: secrets, Client: opts.Client,
 		MaxResponseBytes: cfg.MaxResponseBytes, Timeout: timeout, Origin: "OpenAPI " + strictjson.Quote(name)})
 	if err != nil {
 		return nil, engine.Errorf(engine.CodeBadRequest, "%s: %s", at, engine.AsError(err, engine.CodeBadRequest).Message)

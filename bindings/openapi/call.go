@@ -23,7 +23,7 @@ type caller struct {
 	client   *http.Client
 	base     *url.URL
 	headers  http.Header
-	secrets  []string // the configured header values, hidden from what a model sees
+	secrets  []string // the credentials among the headers, in every form hide replaces
 	maxBytes int64
 	timeout  time.Duration
 }
@@ -47,14 +47,55 @@ func newCaller(spec *Spec, opts Options) (*caller, error) {
 	}
 	for k, v := range opts.Headers {
 		c.headers.Set(k, v)
-		if len(v) >= 4 { // shorter would hide common words of a body
-			c.secrets = append(c.secrets, v)
-			if _, token, ok := strings.Cut(v, " "); ok && len(token) >= 4 { // "Bearer TOKEN"
-				c.secrets = append(c.secrets, token)
+		if sensitiveHeader(k) {
+			c.addSecret(v)
+		}
+	}
+	for _, v := range opts.Secrets {
+		c.addSecret(v)
+	}
+	return c, nil
+}
+
+// minSecret is the shortest value hidden: a shorter one would hide common
+// words of a response ("true", a date) and break it.
+const minSecret = 8
+
+// sensitiveHeader reports whether a header's value is a credential by its
+// name (Authorization, Cookie, X-Api-Key, X-Auth-Token, …): those values
+// are hidden, besides Options.Secrets; an X-GitHub-Api-Version is not.
+func sensitiveHeader(name string) bool {
+	n := strings.ToLower(name)
+	for _, w := range []string{"authorization", "cookie", "key", "token", "secret", "auth", "password", "signature", "session"} {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// addSecret adds v, the token of "Bearer TOKEN", and the forms a response
+// may quote them in (JSON's \u003c and \/ escapes, URL escaping) to what
+// hide replaces.
+func (c *caller) addSecret(v string) {
+	vals := []string{v}
+	if _, token, ok := strings.Cut(v, " "); ok {
+		vals = append(vals, token)
+	}
+	for _, s := range vals {
+		if len(s) < minSecret {
+			continue
+		}
+		quoted, _ := json.Marshal(s)
+		for _, form := range []string{s, string(quoted[1 : len(quoted)-1]), strings.ReplaceAll(s, "/", `\/`), url.QueryEscape(s), url.PathEscape(s)} {
+			if !slices.Contains(c.secrets, form) {
+				c.secrets = append(c.secrets, form)
 			}
 		}
 	}
-	return c, nil
+	// The longest first, so that a value is hidden whole, not around a
+	// shorter one it holds.
+	slices.SortFunc(c.secrets, func(a, b string) int { return len(b) - len(a) })
 }
 
 // sameHost follows a redirect only within the API's scheme and host: Go's
@@ -106,8 +147,11 @@ func (c *caller) handler(op *Operation, plan argPlan) engine.Handler {
 
 // request builds the HTTP request of a call.
 func (c *caller) request(ctx context.Context, op *Operation, plan argPlan, args map[string]json.RawMessage) (*http.Request, error) {
-	path := op.Path
-	query := url.Values{}
+	pathArgs := map[string]string{}
+	query := c.base.Query() // a baseUrl's own ?api-version=… stays
+	if query == nil {
+		query = url.Values{}
+	}
 	headers := http.Header{}
 	var cookies []string
 	var body map[string]json.RawMessage
@@ -121,7 +165,10 @@ func (c *caller) request(ctx context.Context, op *Operation, plan argPlan, args 
 			if err != nil {
 				return nil, engine.Errorf(engine.CodeInvalidArgs, "%s: %v", key, err)
 			}
-			path = strings.ReplaceAll(path, "{"+p.Name+"}", pathSegment(s))
+			if s == "" { // DELETE /items/ is not DELETE /items/{id}
+				return nil, engine.Errorf(engine.CodeInvalidArgs, "%s: a path argument cannot be empty", key)
+			}
+			pathArgs[p.Name] = pathSegment(s)
 		case isParam && p.In == "query":
 			if err := addQuery(query, p, v); err != nil {
 				return nil, engine.Errorf(engine.CodeInvalidArgs, "%s: %v", key, err)
@@ -145,8 +192,9 @@ func (c *caller) request(ctx context.Context, op *Operation, plan argPlan, args 
 			body[key] = v
 		}
 	}
-	// path is escaped already: each argument escaped within its segment,
-	// so that an issue title's "/" stays in it.
+	// The path escaped: the template's text and each argument escaped
+	// within its segment, so that an issue title's "/" stays in it.
+	path := fillPath(op.Path, pathArgs)
 	u := *c.base
 	unescaped, err := url.PathUnescape(path)
 	if err != nil {
@@ -173,6 +221,9 @@ func (c *caller) request(ctx context.Context, op *Operation, plan argPlan, args 
 		}
 		rd, contentType = strings.NewReader(s), op.Body.MediaType
 	}
+	if contentType == "*/*" { // the document takes anything; JSON is what is sent
+		contentType = "application/json"
+	}
 	req, err := http.NewRequestWithContext(ctx, op.Method, u.String(), rd)
 	if err != nil {
 		return nil, engine.Errorf(engine.CodeInvalidArgs, "%s %s: %v", op.Method, path, err)
@@ -182,16 +233,51 @@ func (c *caller) request(ctx context.Context, op *Operation, plan argPlan, args 
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
-	for k, v := range c.headers {
-		req.Header[k] = v
-	}
+	// The model's header arguments, then the configured headers, which
+	// win: a model cannot replace the credentials it was given.
 	for k, v := range headers {
 		req.Header[k] = v
 	}
+	for k, v := range c.headers {
+		req.Header[k] = v
+	}
 	if len(cookies) > 0 {
+		if own := req.Header.Get("Cookie"); own != "" {
+			cookies = append([]string{own}, cookies...)
+		}
 		req.Header.Set("Cookie", strings.Join(cookies, "; "))
 	}
 	return req, nil
+}
+
+// fillPath is a path template's escaped form with the arguments (escaped
+// already) in their places; a placeholder without one stays, escaped.
+func fillPath(template string, args map[string]string) string {
+	var b strings.Builder
+	last := 0
+	for _, m := range pathParam.FindAllStringSubmatchIndex(template, -1) {
+		b.WriteString(escapeLiteral(template[last:m[0]]))
+		if v, ok := args[template[m[2]:m[3]]]; ok {
+			b.WriteString(v)
+		} else {
+			b.WriteString(escapeLiteral(template[m[0]:m[1]]))
+		}
+		last = m[1]
+	}
+	b.WriteString(escapeLiteral(template[last:]))
+	return b.String()
+}
+
+// escapeLiteral escapes a template's own text segment by segment, keeping
+// its slashes ("/café/" → "/caf%C3%A9/"): with an unescaped character in
+// it, Go would drop the escaped path and escape the decoded one, letting
+// an argument's "%2F.." become "/..".
+func escapeLiteral(s string) string {
+	parts := strings.Split(s, "/")
+	for i, p := range parts {
+		parts[i] = url.PathEscape(p)
+	}
+	return strings.Join(parts, "/")
 }
 
 // pathSegment is an argument escaped as one path segment: "/" and the
@@ -240,7 +326,9 @@ func (c *caller) do(req *http.Request) (json.RawMessage, error) {
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	if isJSON(mt) || mt == "" {
 		if json.Valid(data) {
-			return json.RawMessage(c.hide(string(data))), nil
+			// JSON's strings must be UTF-8, which json.Valid does not
+			// check, and a model's API refuses.
+			return json.RawMessage(c.hide(string(bytes.ToValidUTF8(data, []byte("\uFFFD"))))), nil
 		}
 		if isJSON(mt) {
 			return nil, engine.Errorf(engine.CodeToolError, "%s: the response says it is JSON but is not%s", what, c.quoteBody(data))

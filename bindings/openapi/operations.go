@@ -209,6 +209,9 @@ func (r *reader) params(raw any, at string) []Param {
 			r.p.Addf(strictjson.Member(pat, "in"), "want path, query, header or cookie, got %s", describe(m["in"]))
 			continue
 		}
+		if prm.In == "header" && ignoredHeader(prm.Name) {
+			continue // OpenAPI: such a parameter SHALL be ignored (the configured headers say them)
+		}
 		style, _ := m["style"].(string)
 		explode, given := m["explode"].(bool)
 		prm.Explode = explode || (!given && (style == "" || style == "form"))
@@ -225,6 +228,13 @@ func (r *reader) params(raw any, at string) []Param {
 		out = append(out, prm)
 	}
 	return out
+}
+
+// ignoredHeader reports whether a header parameter is one OpenAPI says to
+// ignore: Accept, Content-Type and Authorization, which a tool's call sets
+// itself, or its configuration.
+func ignoredHeader(name string) bool {
+	return strings.EqualFold(name, "Accept") || strings.EqualFold(name, "Content-Type") || strings.EqualFold(name, "Authorization")
 }
 
 // mergeParams is the path item's parameters overridden by the operation's

@@ -2,7 +2,9 @@ package openapi
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
+	"math"
 	"regexp"
 	"slices"
 	"strings"
@@ -30,10 +32,18 @@ type schemaSet struct {
 	v30 bool // OpenAPI 3.0's dialect, converted
 	raw map[string]any
 
-	// Filled by convertAll, read-only after.
+	// Filled while the document is read, read-only after.
 	comps map[string]*component
 	probs []strictjson.Problem
+	// nodes counts the schema objects made, against maxNodes: a local
+	// $ref outside the components is copied where it is used, and refs to
+	// refs could otherwise double the copies at every level.
+	nodes int
 }
+
+// maxNodes bounds the schema objects made from one document: GitHub's
+// description makes 47,000.
+const maxNodes = 500_000
 
 // component is one converted component schema.
 type component struct {
@@ -117,7 +127,7 @@ var (
 		"propertyNames": true, "if": true, "then": true, "else": true, "unevaluatedProperties": true,
 		"unevaluatedItems": true, "additionalItems": true, "contentSchema": true}
 	schemaListKeys = map[string]bool{"allOf": true, "anyOf": true, "oneOf": true, "prefixItems": true}
-	schemaMapKeys  = map[string]bool{"properties": true, "patternProperties": true, "$defs": true,
+	schemaMapKeys  = map[string]bool{"properties": true, "$defs": true,
 		"definitions": true, "dependentSchemas": true}
 	// dropKeys document and constrain nothing a model needs.
 	dropKeys = map[string]bool{"example": true, "examples": true, "externalDocs": true, "xml": true,
@@ -130,6 +140,12 @@ var (
 func (c *converter) convert(v any, at string, depth int) any {
 	if depth > maxDepth {
 		c.add(at, "schema nested over 200 deep")
+		return map[string]any{}
+	}
+	if c.set.nodes++; c.set.nodes > maxNodes {
+		if c.set.nodes == maxNodes+1 {
+			c.add(at, fmt.Sprintf("the document's schemas expand past %d objects here: a $ref outside components.schemas is copied wherever it is used", maxNodes))
+		}
 		return map[string]any{}
 	}
 	switch v := v.(type) {
@@ -185,23 +201,32 @@ func (c *converter) object(v map[string]any, at string, depth int) any {
 	for k, val := range v {
 		switch {
 		case strings.HasPrefix(k, "x-") || dropKeys[k]:
+		case k == "items" && isList(val): // draft 4's tuple form
+			out["prefixItems"] = c.list(val.([]any), strictjson.Member(at, k), depth)
 		case schemaKeys[k]:
 			if _, isBool := val.(bool); isBool {
 				out[k] = val
 			} else {
 				out[k] = c.convert(val, strictjson.Member(at, k), depth+1)
 			}
+		case k == "patternProperties":
+			// Keys the engine's regular expressions cannot compile are left
+			// out, as patterns are.
+			m, _ := val.(map[string]any)
+			conv := make(map[string]any, len(m))
+			for re, e := range m {
+				if _, err := regexp.Compile(re); err == nil {
+					conv[re] = c.convert(e, strictjson.Member(strictjson.Member(at, k), re), depth+1)
+				}
+			}
+			out[k] = conv
 		case schemaListKeys[k]:
 			list, ok := val.([]any)
 			if !ok {
 				c.add(strictjson.Member(at, k), "want a list of schemas, got "+describe(val))
 				continue
 			}
-			conv := make([]any, len(list))
-			for i, e := range list {
-				conv[i] = c.convert(e, strictjson.Index(strictjson.Member(at, k), i), depth+1)
-			}
-			out[k] = conv
+			out[k] = c.list(list, strictjson.Member(at, k), depth)
 		case schemaMapKeys[k]:
 			m, ok := val.(map[string]any)
 			if !ok {
@@ -223,24 +248,86 @@ func (c *converter) object(v map[string]any, at string, depth int) any {
 			}
 		case k == "type":
 			c.typeOf(out, val)
-		case k == "nullable", k == "exclusiveMinimum" && c.set.v30, k == "exclusiveMaximum" && c.set.v30:
+		case k == "nullable", k == "exclusiveMinimum", k == "exclusiveMaximum":
 			// After the loop: they change other keywords.
 		case k == "required":
-			if list, ok := val.([]any); ok { // 3.0 lets a property schema say "required": true; it means nothing
+			// 3.0 lets a property say "required": true, which means
+			// nothing; 2020-12 wants distinct names.
+			var names []any
+			list, _ := val.([]any)
+			for _, n := range list {
+				if _, ok := n.(string); ok && !slices.Contains(names, n) {
+					names = append(names, n)
+				}
+			}
+			if names != nil {
+				out[k] = names
+			}
+		case counts[k]:
+			if n, ok := val.(json.Number); ok && isCount(n) {
+				out[k] = n
+			}
+		case k == "minimum", k == "maximum":
+			if n, ok := val.(json.Number); ok {
+				out[k] = n
+			}
+		case k == "multipleOf":
+			if n, ok := val.(json.Number); ok && isPositive(n) {
+				out[k] = n
+			}
+		case k == "enum":
+			if list, ok := val.([]any); ok {
 				out[k] = list
+			}
+		case k == "uniqueItems", k == "readOnly", k == "writeOnly", k == "deprecated":
+			if b, ok := val.(bool); ok {
+				out[k] = b
+			}
+		case k == "format", k == "title", k == "description", k == "contentMediaType", k == "contentEncoding":
+			if str, ok := val.(string); ok {
+				out[k] = str
 			}
 		default:
 			out[k] = val
 		}
 	}
-	if c.set.v30 {
-		exclusive(out, v, "exclusiveMinimum", "minimum")
-		exclusive(out, v, "exclusiveMaximum", "maximum")
-		if v["nullable"] == true {
-			return nullable(out)
-		}
+	// A keyword of the wrong type (a "minLength": -1, a "required" of
+	// numbers) is left out rather than failing the API's every tool at
+	// Build: it constrains what the API checks anyway.
+	exclusive(out, v, "exclusiveMinimum", "minimum")
+	exclusive(out, v, "exclusiveMaximum", "maximum")
+	if c.set.v30 && v["nullable"] == true {
+		return nullable(out)
 	}
 	return out
+}
+
+// counts are the keywords whose value is a count: a non-negative integer.
+var counts = map[string]bool{"minLength": true, "maxLength": true, "minItems": true, "maxItems": true,
+	"minProperties": true, "maxProperties": true, "minContains": true, "maxContains": true}
+
+func isCount(n json.Number) bool {
+	f, err := n.Float64()
+	return err == nil && f >= 0 && f == math.Trunc(f)
+}
+
+func isPositive(n json.Number) bool {
+	f, err := n.Float64()
+	return err == nil && f > 0
+}
+
+func isList(v any) bool {
+	_, ok := v.([]any)
+	return ok
+}
+
+// list converts a list of schemas.
+func (c *converter) list(list []any, at string, depth int) []any {
+	conv := make([]any, len(list))
+	for i, e := range list {
+		conv[i] = c.convert(e, strictjson.Index(at, i), depth+1)
+	}
+	return conv
 }
 
 // typeOf keeps a type keyword the engine's validator accepts: one of JSON
@@ -265,15 +352,15 @@ func (c *converter) typeOf(out map[string]any, val any) {
 }
 
 // exclusive turns 3.0's boolean exclusiveMinimum (with minimum) into
-// 2020-12's numeric one.
+// 2020-12's numeric one; 3.1's is numeric already.
 func exclusive(out, v map[string]any, key, bound string) {
 	switch x := v[key].(type) {
 	case bool:
-		if b, ok := v[bound]; ok && x {
+		if b, ok := out[bound]; ok && x {
 			out[key] = b
 			delete(out, bound)
 		}
-	case json.Number: // already 2020-12's form
+	case json.Number:
 		out[key] = x
 	}
 }

@@ -21,10 +21,15 @@ type Options struct {
 	// BaseURL is where calls go ("https://api.github.com"); "" uses the
 	// document's first server.
 	BaseURL string
-	// Headers are sent with every call (after the tools' own Accept,
-	// Content-Type and User-Agent, which they may override). Their values
-	// are secrets: no error or result the model sees shows them.
+	// Headers are sent with every call; they override the tools' own
+	// Accept, Content-Type and User-Agent, and the model's header
+	// arguments. The values of credentials among them (Authorization,
+	// Cookie, names with key, token, secret, auth…) are hidden from every
+	// error and result the model sees.
 	Headers map[string]string
+	// Secrets are more values to hide (Bind's: every value a header got
+	// from the environment).
+	Secrets []string
 	// Client makes the calls; nil uses a client of its own with no timeout
 	// (the engine's per-call timeout bounds each call).
 	Client *http.Client
@@ -45,11 +50,23 @@ const DefaultMaxResponseBytes = 8 << 20
 // which the wire form (dots as dashes) must fit.
 const MaxNameChars = 64
 
+// MaxNamespaceChars bounds a namespace, leaving a name at least 31
+// characters for its operation's part.
+const MaxNamespaceChars = 32
+
+// MaxSchemaBytes bounds the schemas of one document's tools together: a
+// tool's schemas carry the components they reach, so a document could
+// repeat one large component in every operation (GitHub's tools: 4 MB).
+const MaxSchemaBytes = 64 << 20
+
 // Tools makes one tool per operation of spec, named NAMESPACE.operationId
 // (see ToolName), calling the API at opts.BaseURL.
 func Tools(namespace string, spec *Spec, opts Options) ([]engine.Tool, error) {
 	if !engine.ValidName(namespace) || strings.Contains(namespace, ".") {
 		return nil, engine.Errorf(engine.CodeBadRequest, "namespace %q: want an identifier ([A-Za-z_][A-Za-z0-9_]*)", namespace)
+	}
+	if len(namespace) > MaxNamespaceChars {
+		return nil, engine.Errorf(engine.CodeBadRequest, "namespace %q: at most %d characters, so that a tool's name has room for its operation's", namespace, MaxNamespaceChars)
 	}
 	c, err := newCaller(spec, opts)
 	if err != nil {
@@ -57,11 +74,15 @@ func Tools(namespace string, spec *Spec, opts Options) ([]engine.Tool, error) {
 	}
 	names := ToolNames(namespace, spec)
 	tools := make([]engine.Tool, len(spec.Operations))
+	size := 0
 	for i := range spec.Operations {
 		op := &spec.Operations[i]
 		t, err := tool(names[i], op, spec.schemas, c)
 		if err != nil {
 			return nil, engine.Errorf(engine.CodeBadRequest, "operation %s: %v", op.ID, err)
+		}
+		if size += len(t.InputSchema) + len(t.OutputSchema); size > MaxSchemaBytes {
+			return nil, engine.Errorf(engine.CodeBadRequest, "the tools' schemas are over %d MiB by operation %s (each tool's carry the components it reaches)", MaxSchemaBytes>>20, op.ID)
 		}
 		t.Origin = opts.Origin
 		tools[i] = t
@@ -87,17 +108,17 @@ func ToolNames(namespace string, spec *Spec) []string {
 		if seg == "" || (seg[0] >= '0' && seg[0] <= '9') {
 			seg = "_" + seg
 		}
-		name := namespace + "." + seg
-		if len(name) > MaxNameChars {
+		room := MaxNameChars - len(namespace) - 1 // for the operation's part
+		if len(seg) > room {
 			h := fnv.New32a()
 			h.Write([]byte(op.ID))
 			suffix := fmt.Sprintf("_%08x", h.Sum32())
-			name = name[:MaxNameChars-len(suffix)] + suffix
+			seg = seg[:max(room-len(suffix), 0)] + suffix
 		}
-		base := name
+		name := namespace + "." + seg
 		for n := 2; taken[name]; n++ {
 			suffix := fmt.Sprintf("_%d", n)
-			name = base[:min(len(base), MaxNameChars-len(suffix))] + suffix
+			name = namespace + "." + seg[:min(len(seg), room-len(suffix))] + suffix
 		}
 		taken[name] = true
 		names[i] = name
@@ -148,7 +169,7 @@ func inputSchema(op *Operation, set *schemaSet) (map[string]any, argPlan) {
 		p := &op.Params[i]
 		key := p.Name
 		if _, taken := props[key]; taken {
-			key = p.In + "_" + p.Name // a query and a header parameter of one name
+			key = freeKey(props, p.In+"_"+p.Name) // a query and a header parameter of one name
 		}
 		props[key] = described(p.Schema, p.Description)
 		plan.params[key] = p
@@ -164,10 +185,7 @@ func inputSchema(op *Operation, set *schemaSet) (map[string]any, argPlan) {
 			}
 			plan.flat = true
 		} else {
-			plan.body = "body"
-			if props[plan.body] != nil {
-				plan.body = "requestBody"
-			}
+			plan.body = freeKey(props, "body")
 			props[plan.body] = described(b.Schema, b.Description)
 			if b.Required {
 				required = append(required, plan.body)
@@ -180,6 +198,15 @@ func inputSchema(op *Operation, set *schemaSet) (map[string]any, argPlan) {
 		s["required"] = slices.Compact(required)
 	}
 	return s, plan
+}
+
+// freeKey is key, or key_2, key_3, … the first that props lacks.
+func freeKey(props map[string]any, key string) string {
+	k := key
+	for n := 2; props[k] != nil; n++ {
+		k = fmt.Sprintf("%s_%d", key, n)
+	}
+	return k
 }
 
 // flatBody returns a JSON body's members and required members when the
@@ -208,7 +235,17 @@ func flatBody(b *Body, set *schemaSet) (map[string]any, []any, bool) {
 			return nil, nil, false
 		}
 	}
-	req, _ := m["required"].([]any)
+	// A member the schema marks readOnly (an id the server assigns) is
+	// not the client's to send, required or not.
+	var req []any
+	list, _ := m["required"].([]any)
+	for _, r := range list {
+		name, _ := r.(string)
+		if p, ok := props[name].(map[string]any); ok && p["readOnly"] == true {
+			continue
+		}
+		req = append(req, r)
+	}
 	return props, req, true
 }
 
