@@ -35,6 +35,10 @@ type OpenAPI struct {
 	MaxResponseBytes int64 `json:"maxResponseBytes,omitempty"`
 }
 
+// maxOpenAPINamespace is bindings/openapi's MaxNamespaceChars: the tools'
+// names must fit OpenAI's 64 characters.
+const maxOpenAPINamespace = 32
+
 // envRef finds the ${NAME}s of a header value; badEnvRef a "${" that does
 // not start one.
 var (
@@ -76,8 +80,11 @@ func (c *Config) openAPIProblems(p *strictjson.Problems) {
 }
 
 func (a *OpenAPI) problems(p *strictjson.Problems, name, at string) {
-	if !defs.ValidName(name) || strings.Contains(name, ".") {
+	switch {
+	case !defs.ValidName(name) || strings.Contains(name, "."):
 		p.Addf(at, "the API's name is its tools' namespace: want an identifier ([A-Za-z_][A-Za-z0-9_]*)")
+	case len(name) > maxOpenAPINamespace:
+		p.Addf(at, "the API's name is its tools' namespace: at most %d characters, so that a tool's name has room for its operation's", maxOpenAPINamespace)
 	}
 	if a.Spec == "" {
 		p.Addf(strictjson.Member(at, "spec"), "missing: want the OpenAPI document's file (JSON or YAML)")
