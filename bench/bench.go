@@ -1,13 +1,17 @@
-// Package bench measures three ways a model can use tools on the same tasks:
+// Package bench measures the ways a model can use tools on the same tasks:
 // one tool call per model turn (per-call, the classic loop), the batch
-// meta-tool (batch), and a script (code, the execute_code meta-tool). Every
+// meta-tool (batch), a script (code, the execute_code meta-tool), and, for a
+// catalog too big to send whole, search_tools and then the tools it found,
+// one call per turn (search). Every
 // strategy goes through the engine's real entry points — the tool list a host
 // would send (Engine.ToolDefinitions, in OpenAI's format) and
 // Engine.HandleToolCalls for the calls the model makes — so what is measured
 // is what a host would send and run.
 //
 // A Scenario is a task in words, a starting board and a checker over the final
-// board. A Model answers each turn: by default the scenario's deterministic
+// board, or, for a catalog's task, its own engine and a world (a fake API's
+// state) with a checker of it and of the model's answer. A Model answers
+// each turn: by default the scenario's deterministic
 // scripted model, which writes what a competent model would and reacts to the
 // tool results it gets (ids, errors, suggestions); or a live model behind any
 // OpenAI-compatible endpoint (NewOpenAIModel). Run plays every scenario with
