@@ -68,7 +68,50 @@ func newSchemaSet(doc map[string]any, v30 bool) *schemaSet {
 		}
 		s.comps[name] = &component{schema: v, json: b, refs: slices.Sorted(maps.Keys(refs))}
 	}
+	s.refCycles()
 	return s
+}
+
+// refCycles reports components that are only a $ref to one another round
+// a cycle (A is B, B is A): they describe no value, and a validator finds
+// that out at every call.
+func (s *schemaSet) refCycles() {
+	for _, name := range slices.Sorted(maps.Keys(s.comps)) {
+		path := []string{name}
+		for cur := name; ; {
+			next, ok := onlyRef(s.comps[cur])
+			if !ok {
+				break
+			}
+			if i := slices.Index(path, next); i >= 0 {
+				if i == 0 && name == slices.Min(path) { // once, at the cycle's first member by name
+					at := strictjson.Member(strictjson.Member("components", "schemas"), name)
+					s.addProblem(at, "a cycle of $refs that describes nothing: "+strings.Join(append(path, next), " → "))
+				}
+				break
+			}
+			path, cur = append(path, next), next
+		}
+	}
+}
+
+// onlyRef is the component a component is nothing but a $ref to.
+func onlyRef(c *component) (string, bool) {
+	if c == nil {
+		return "", false
+	}
+	m, ok := c.schema.(map[string]any)
+	if !ok {
+		return "", false
+	}
+	ref, ok := m["$ref"].(string)
+	for k := range m {
+		if k != "$ref" && k != "description" {
+			return "", false
+		}
+	}
+	name, isDef := strings.CutPrefix(ref, "#/$defs/")
+	return unescapePointer(name), ok && isDef
 }
 
 // problems adds the problems found converting the components to p.
