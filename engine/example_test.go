@@ -199,3 +199,10 @@ return { folder: folder.id, note: note.id };`,
 	// call 2 createNote at line 8: success true
 	// {"success":true,"result":{"folder":"folder-1","note":"note-2"},"logs":["log: unknown_tool -> createNote"]}
 }
+
+// A name from elsewhere, an MCP tool's or an OpenAPI operationId, becomes a
+// name segment the same way whichever binding makes it.
+func ExampleNameSegment() {
+	fmt.Println(engine.NameSegment("issues/list-for-repo"), engine.NameSegment("2fa"), engine.NameSegment(""))
+	// Output: issues_list_for_repo _2fa _
+}

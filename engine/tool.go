@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 
 	"github.com/codemode-dev/codemode/engine/internal/defs"
 )
@@ -60,6 +61,23 @@ func Bool(v bool) *bool { return &v }
 // ValidName reports whether name is identifier segments
 // ([A-Za-z_][A-Za-z0-9_]*) joined by single dots.
 func ValidName(name string) bool { return defs.ValidName(name) }
+
+// notIdentifier matches what a name from elsewhere may hold but a name
+// segment may not ("get-tiny-image", "issues/list-for-repo").
+var notIdentifier = regexp.MustCompile(`[^A-Za-z0-9_]`)
+
+// NameSegment is the name segment a name from elsewhere (an upstream MCP
+// tool's, an OpenAPI operationId) becomes: each character a segment cannot
+// hold replaced by "_", and "_" in front of an empty one or one that would
+// start with a digit. Binding packages use it so that every source's names
+// are made alike.
+func NameSegment(s string) string {
+	seg := notIdentifier.ReplaceAllString(s, "_")
+	if seg == "" || (seg[0] >= '0' && seg[0] <= '9') {
+		seg = "_" + seg
+	}
+	return seg
+}
 
 // check reports what is wrong with t's declaration, for Builder.Build.
 func (t *Tool) check() error {

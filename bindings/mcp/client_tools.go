@@ -5,25 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/codemode-dev/codemode/engine"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// notIdentifier matches what an MCP tool name may hold but a codemode name
-// segment may not ("get-tiny-image", "files/read").
-var notIdentifier = regexp.MustCompile(`[^A-Za-z0-9_]`)
-
 // localName is the engine's name for an upstream tool: NAME.TOOL, with the
 // characters a name segment cannot hold replaced by "_".
 func localName(server, remote string) string {
-	seg := notIdentifier.ReplaceAllString(remote, "_")
-	if seg == "" || (seg[0] >= '0' && seg[0] <= '9') {
-		seg = "_" + seg
-	}
-	return server + "." + seg
+	return server + "." + engine.NameSegment(remote)
 }
 
 // bind turns an upstream tool into an engine tool that calls it.

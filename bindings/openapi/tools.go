@@ -7,7 +7,6 @@ import (
 	"maps"
 	"net/http"
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -90,10 +89,6 @@ func Tools(namespace string, spec *Spec, opts Options) ([]engine.Tool, error) {
 	return tools, nil
 }
 
-// notIdentifier matches what an operationId may hold but a name segment may
-// not, as bindings/mcp replaces it in an upstream tool's name.
-var notIdentifier = regexp.MustCompile(`[^A-Za-z0-9_]`)
-
 // ToolNames are the tools' names for spec's operations, in order:
 // NAMESPACE.operationId with every character a name cannot hold replaced
 // by "_" ("issues/list-for-repo" → "github.issues_list_for_repo"). A name
@@ -104,10 +99,7 @@ func ToolNames(namespace string, spec *Spec) []string {
 	names := make([]string, len(spec.Operations))
 	taken := map[string]bool{}
 	for i, op := range spec.Operations {
-		seg := notIdentifier.ReplaceAllString(op.ID, "_")
-		if seg == "" || (seg[0] >= '0' && seg[0] <= '9') {
-			seg = "_" + seg
-		}
+		seg := engine.NameSegment(op.ID)
 		room := MaxNameChars - len(namespace) - 1 // for the operation's part
 		if len(seg) > room {
 			h := fnv.New32a()
