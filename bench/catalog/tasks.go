@@ -3,6 +3,7 @@ package catalog
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -464,10 +465,7 @@ func deref(s *string) string {
 
 // with is args with one more member.
 func with(args map[string]any, k string, v any) map[string]any {
-	out := make(map[string]any, len(args)+1)
-	for a, x := range args {
-		out[a] = x
-	}
+	out := maps.Clone(args)
 	out[k] = v
 	return out
 }

@@ -17,17 +17,13 @@ func (s *Server) listComments(c *call) reply {
 	if fail != nil {
 		return *fail
 	}
-	all := []commentJSON{}
+	var recent []*comment
 	for _, cm := range i.comments {
 		if !cm.updated.Before(since) {
-			all = append(all, s.commentJSON(c.repo, i, cm))
+			recent = append(recent, cm)
 		}
 	}
-	lo, hi, link, fail := c.page(len(all))
-	if fail != nil {
-		return *fail
-	}
-	return reply{status: http.StatusOK, body: all[lo:hi], link: link}
+	return pageOf(c, recent, func(cm *comment) commentJSON { return s.commentJSON(c.repo, i, cm) })
 }
 
 // createComment is POST /repos/{owner}/{repo}/issues/{issue_number}/comments

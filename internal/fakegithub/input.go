@@ -75,6 +75,20 @@ func (c *call) positive(name string, def int) (int, *reply) {
 	return n, nil
 }
 
+// pageOf answers the page of list the query asks for (page, per_page), each
+// item as js makes it, with the Link header of the pages around it.
+func pageOf[E, T any](c *call, list []E, js func(E) T) reply {
+	lo, hi, link, fail := c.page(len(list))
+	if fail != nil {
+		return *fail
+	}
+	out := make([]T, 0, hi-lo)
+	for _, e := range list[lo:hi] {
+		out = append(out, js(e))
+	}
+	return reply{status: http.StatusOK, body: out, link: link}
+}
+
 // page cuts a listing of total items into the page the query asks for
 // (per_page 30 by default, 100 at most; page from 1), returning its bounds
 // and GitHub's Link header: prev and first after the first page, next and

@@ -57,15 +57,7 @@ func (s *Server) listIssues(c *call) reply {
 		list = append(list, i)
 	}
 	sortIssues(list, by, dir)
-	lo, hi, link, fail := c.page(len(list))
-	if fail != nil {
-		return *fail
-	}
-	out := []issueJSON{}
-	for _, i := range list[lo:hi] {
-		out = append(out, s.issueJSON(c.repo, i))
-	}
-	return reply{status: http.StatusOK, body: out, link: link}
+	return pageOf(c, list, func(i *issue) issueJSON { return s.issueJSON(c.repo, i) })
 }
 
 // hasLabels reports whether i carries every label named (without case).

@@ -101,12 +101,7 @@ func (s *Server) listIssueLabels(c *call) reply {
 
 // labelPage answers a page of labels, by name.
 func (s *Server) labelPage(c *call, ls []*label) reply {
-	all := c.repo.labelsJSON(ls)
-	lo, hi, link, fail := c.page(len(all))
-	if fail != nil {
-		return *fail
-	}
-	return reply{status: http.StatusOK, body: all[lo:hi], link: link}
+	return pageOf(c, c.repo.labelsJSON(ls), func(l labelJSON) labelJSON { return l })
 }
 
 // addIssueLabels adds labels to an issue's and answers all its labels.

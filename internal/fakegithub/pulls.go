@@ -1,7 +1,6 @@
 package fakegithub
 
 import (
-	"net/http"
 	"strings"
 )
 
@@ -39,13 +38,5 @@ func (s *Server) listPulls(c *call) reply {
 		list = append(list, i)
 	}
 	sortIssues(list, by, dir)
-	lo, hi, link, fail := c.page(len(list))
-	if fail != nil {
-		return *fail
-	}
-	out := []pullJSON{}
-	for _, i := range list[lo:hi] {
-		out = append(out, s.pullJSON(c.repo, i))
-	}
-	return reply{status: http.StatusOK, body: out, link: link}
+	return pageOf(c, list, func(i *issue) pullJSON { return s.pullJSON(c.repo, i) })
 }
