@@ -89,28 +89,8 @@ func fixture() *bench.Report {
 
 // report is the report of results, with each strategy's totals.
 func report(results []bench.Result) *bench.Report {
-	rep := &bench.Report{Model: "scripted", Latency: bench.DefaultLatency(), Tokenizer: "o200k_base", Results: results}
-	for _, s := range bench.Strategies {
-		sum := bench.Summary{Strategy: s}
-		for _, r := range results {
-			if r.Strategy != s {
-				continue
-			}
-			sum.Runs++
-			if r.Correct {
-				sum.Correct++
-			}
-			sum.RoundTrips += r.RoundTrips
-			sum.InputTokens += r.InputTokens
-			sum.OutputTokens += r.OutputTokens
-			sum.ToolCalls += r.ToolCalls
-			sum.Wall += r.Wall
-		}
-		if sum.Runs > 0 {
-			rep.Strategies = append(rep.Strategies, sum)
-		}
-	}
-	return rep
+	return &bench.Report{Model: "scripted", Latency: bench.DefaultLatency(), Tokenizer: "o200k_base", Results: results,
+		Strategies: bench.Summarize(bench.Strategies, results)}
 }
 
 // TestWriteTable pins the terminal table: rows, totals, the comparison

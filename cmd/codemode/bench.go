@@ -152,14 +152,10 @@ func benchEngine(ctx context.Context, s *session, run []bench.Scenario, stderr i
 			}
 		}
 	}
-	b := engine.NewBuilder().Add(tools...).WithConfig(s.cfg)
-	if s.pool != nil {
-		b.WithScriptRunner(s.pool)
-	}
-	eng, err := b.Build()
+	eng, err := s.build(engine.NewBuilder().WithConfig(s.cfg), tools)
 	if err != nil {
 		release()
-		return nil, func() {}, s.buildError(err, tools)
+		return nil, func() {}, err
 	}
 	return eng, release, nil
 }
@@ -184,15 +180,7 @@ func catalogEngine(s *session) (*engine.Engine, error) {
 	if err != nil {
 		return nil, errors.New(message(err))
 	}
-	b := engine.NewBuilder().Add(tools...).WithConfig(catalog.Config(s.cfg))
-	if s.pool != nil {
-		b.WithScriptRunner(s.pool)
-	}
-	eng, err := b.Build()
-	if err != nil {
-		return nil, s.buildError(err, tools)
-	}
-	return eng, nil
+	return s.build(engine.NewBuilder().WithConfig(catalog.Config(s.cfg)), tools)
 }
 
 // withEngine is the catalog's scenarios named in run, made over eng.

@@ -236,14 +236,22 @@ func openSession(o *options, timeoutOf string, earlier ...error) (*session, erro
 		return s, errors.Join(errs...)
 	}
 	tools := append(whiteboard.Tools(s.board), s.tools()...)
-	b := engine.NewBuilder().Add(tools...).WithConfig(s.cfg)
+	s.eng, err = s.build(engine.NewBuilder().WithConfig(s.cfg), tools)
+	return s, err
+}
+
+// build adds tools to b, gives it the session's script runner and builds
+// it: every command's engine is made here, whatever else its builder has.
+func (s *session) build(b *engine.Builder, tools []engine.Tool) (*engine.Engine, error) {
+	b.Add(tools...)
 	if s.pool != nil {
 		b.WithScriptRunner(s.pool)
 	}
-	if s.eng, err = b.Build(); err != nil {
-		return s, s.buildError(err, tools)
+	eng, err := b.Build()
+	if err != nil {
+		return nil, s.buildError(err, tools)
 	}
-	return s, nil
+	return eng, nil
 }
 
 // buildError is Build's error as the command says it: its problems with

@@ -149,18 +149,10 @@ func checkMCPAddr(addr string) error {
 // did not mean it to run unseen.
 func mcpEngine(s *session) (*engine.Engine, error) {
 	tools := append(whiteboard.Tools(s.board), s.tools()...)
-	b := engine.NewBuilder().Add(tools...).WithConfig(s.cfg).
+	return s.build(engine.NewBuilder().WithConfig(s.cfg).
 		WithObserver(mcpbind.ProgressObserver()).
 		WithApprover(mcpbind.Approver(mcpbind.DenyUnasked(unaskedAdvice))).
-		WithApprovalPolicy(s.o.approve.policy())
-	if s.pool != nil {
-		b.WithScriptRunner(s.pool)
-	}
-	eng, err := b.Build()
-	if err != nil {
-		return nil, s.buildError(err, tools)
-	}
-	return eng, nil
+		WithApprovalPolicy(s.o.approve.policy()), tools)
 }
 
 // unaskedAdvice ends the denial of a gated call whose client cannot be asked.
