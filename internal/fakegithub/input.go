@@ -104,7 +104,10 @@ func (c *call) page(total int) (lo, hi int, link string, fail *reply) {
 		return 0, 0, "", fail
 	}
 	last := max(1, (total+per-1)/per)
-	lo = min(total, (p-1)*per)
+	lo = total // past the last page: empty, as GitHub answers (and (p-1)*per may overflow)
+	if p <= last {
+		lo = min(total, (p-1)*per)
+	}
 	hi = min(total, lo+per)
 	var links []string
 	add := func(n int, rel string) {
