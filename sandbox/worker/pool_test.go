@@ -92,6 +92,9 @@ func TestRunLikeInProcess(t *testing.T) {
 		{`return (`, 0},                        // syntax error
 		{`while (true) {}`, 4 * time.Second},   // the backstop's grace is half of it: a busy machine's worker answers in time
 		{`throw new RangeError("no")`, 0},
+		// The same bytes, not only the same values: a model reads "<", not "\u003c".
+		{`console.log("<b> & </b>"); return {html: "<a href='x'>&amp;</a>", arrow: "->"}`, 0},
+		{`try { await tools.nope({}) } catch (e) { throw new Error("<" + e.message + ">") }`, 0},
 	}
 	cache := js.NewCache(16)
 	for _, tc := range cases {

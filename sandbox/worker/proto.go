@@ -2,6 +2,7 @@ package worker
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -65,7 +66,7 @@ type moduleMsg struct {
 // encodeModule is a kindModule frame's body: the header's length, the
 // header, the module.
 func encodeModule(m moduleMsg) ([]byte, error) {
-	head, err := json.Marshal(m)
+	head, err := marshal(m)
 	if err != nil {
 		return nil, err
 	}
@@ -173,7 +174,7 @@ func writeFrame(w *bufio.Writer, kind byte, payload any) error {
 	case [][]byte:
 		parts = p
 	default:
-		body, err := json.Marshal(payload)
+		body, err := marshal(payload)
 		if err != nil {
 			return err
 		}
@@ -200,6 +201,20 @@ func writeFrame(w *bufio.Writer, kind byte, payload any) error {
 		}
 	}
 	return w.Flush()
+}
+
+// marshal is json.Marshal without its HTML escaping: a script's result (a
+// json.RawMessage, which Marshal would re-escape) reaches the host as the
+// bytes goja wrote, the same as in process ("<", not "\u003c", in what a
+// model reads).
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // errFrameTooLarge is a frame over the reader's limit.

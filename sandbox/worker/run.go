@@ -64,7 +64,7 @@ func (r *hostRun) Settle(c *js.Call, result json.RawMessage, err *js.Error, abor
 		if err.Cause != nil {
 			r.causes[c.Index] = err.Cause
 		}
-		body, _ = json.Marshal(m.Err)
+		body, _ = marshal(m.Err)
 	}
 	if r.w.send(kindSettle, [][]byte{settleHeader(&m), body}) != nil {
 		r.w.kill() // the worker stopped reading: the run loop sees it end
@@ -203,7 +203,7 @@ func (w *proc) run(ctx context.Context, job js.Job) (res *js.Result, healthy boo
 	} else {
 		m.Tools = opt.Tools
 	}
-	runFrame, err := json.Marshal(m)
+	runFrame, err := marshal(m)
 	switch {
 	case err != nil: // the input is not JSON: the engine checks it first
 		return &js.Result{Err: &js.Error{Code: js.CodeRuntimeError, Message: "the run cannot be sent to a worker process: " + err.Error()}}, true

@@ -323,7 +323,7 @@ func (w *server) callModule(ctx context.Context, cancel context.CancelFunc, mod 
 	}
 	var body []byte
 	if err != nil {
-		e, _ := json.Marshal(wasmErr{Code: err.Code, Message: err.Message, ExitCode: err.ExitCode})
+		e, _ := marshal(wasmErr{Code: err.Code, Message: err.Message, ExitCode: err.ExitCode})
 		body = append([]byte{1}, e...)
 	} else {
 		body = append([]byte{0}, out...)
