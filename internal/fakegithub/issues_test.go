@@ -46,6 +46,7 @@ func TestListIssues(t *testing.T) {
 		{"", seq(60, 27, closed...), `<http://example.com/repos/codemode-dev/engine/issues?page=2>; rel="next", <http://example.com/repos/codemode-dev/engine/issues?page=2>; rel="last"`},
 		{"?page=2", seq(26, 1, closed...), `<http://example.com/repos/codemode-dev/engine/issues?page=1>; rel="prev", <http://example.com/repos/codemode-dev/engine/issues?page=1>; rel="first"`},
 		{"?page=3", []int{}, `<http://example.com/repos/codemode-dev/engine/issues?page=2>; rel="prev", <http://example.com/repos/codemode-dev/engine/issues?page=1>; rel="first"`},
+		{"?page=9223372036854775807", []int{}, `<http://example.com/repos/codemode-dev/engine/issues?page=2>; rel="prev", <http://example.com/repos/codemode-dev/engine/issues?page=1>; rel="first"`},
 		{"?state=all&per_page=100", seq(60, 1), ""},
 		{"?state=all&per_page=500", seq(60, 1), ""},
 		{"?state=closed&direction=asc", slices.Sorted(slices.Values(closed)), ""},

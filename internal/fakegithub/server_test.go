@@ -102,6 +102,8 @@ func TestBadBodies(t *testing.T) {
 		{"POST", engine + "/issues/1/labels", `{"labels":[]}`, 422, "Invalid request.\n\nFor 'properties/labels', [] has fewer items than the minimum of 1."},
 		{"POST", engine + "/labels", `{"color":"ff0000"}`, 422, "Invalid request.\n\n\"name\" wasn't supplied."},
 		{"POST", engine + "/labels", `{"name":"x","color":"#ff0000"}`, 422, "Validation Failed"},
+		{"POST", engine + "/labels", `{"name":"` + strings.Repeat("é", 51) + `"}`, 422, "Validation Failed"},
+		{"POST", engine + "/issues/1/labels", `{"labels":["` + strings.Repeat("n", 51) + `"]}`, 422, "Validation Failed"},
 		{"POST", engine + "/labels", `{"name":"x","description":"` + strings.Repeat("d", 101) + `"}`, 422, "Validation Failed"},
 		{"PATCH", engine + "/issues/1", `{"body":"` + strings.Repeat("x", maxBody) + `"}`, 413, "Request body too large: the fake GitHub accepts at most 1048576 bytes"},
 		{"GET", engine + "/issues?state=shut", ``, 422, "Invalid request.\n\nFor 'query/state', \"shut\" is not one of [\"open\", \"closed\", \"all\"]."},
