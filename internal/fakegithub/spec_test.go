@@ -3,26 +3,30 @@ package fakegithub
 import (
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/codemode-dev/codemode/internal/githubspec"
 )
 
-// specPath is GitHub's REST description as npm installs @octokit/openapi
-// under testdata/openapi-github (see bindings/openapi's tests).
-var specPath = filepath.Join("..", "..", "testdata", "openapi-github", "node_modules", "@octokit", "openapi", "generated", "api.github.com.json")
+// specBytes is GitHub's REST description, where githubspec finds it
+// ($CODEMODE_GITHUB_SPEC, or npm's copy under testdata/openapi-github): the
+// test is skipped when it is not installed, or fails under
+// $CODEMODE_OPENAPI_TESTS, as .ci/run sets it.
+func specBytes(t *testing.T) []byte {
+	t.Helper()
+	b, err := os.ReadFile(githubspec.ForTest(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
 
 // TestRoutesAreSpecOperations: every operation the fake serves is a path and
 // method of GitHub's description, with the documentation URL it gives, and
 // each query parameter the fake reads or refuses is one the operation has.
 func TestRoutesAreSpecOperations(t *testing.T) {
-	b, err := os.ReadFile(specPath)
-	if os.IsNotExist(err) {
-		t.Skipf("GitHub's REST description is not installed at %s (npm install --prefix testdata/openapi-github, as .ci/run does)", specPath)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := specBytes(t)
 	type param struct {
 		Ref  string `json:"$ref"`
 		Name string `json:"name"`
