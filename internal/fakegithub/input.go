@@ -139,34 +139,13 @@ func (c *call) object() (fields, *reply) {
 		r := c.fail(http.StatusBadRequest, "Problems parsing JSON")
 		return f, &r
 	}
-	if k := kind(c.body); k != "an object" {
+	if k := strictjson.Describe(c.body); k != "an object" {
 		return f, c.invalidRequest("The body must be a JSON object, not %s.", k)
 	}
 	if err := json.Unmarshal(c.body, &f.o); err != nil { // not reached: valid JSON, an object
 		return f, c.invalidRequest("The body must be a JSON object: %v", err)
 	}
 	return f, nil
-}
-
-// kind names the JSON type of a value, for messages.
-func kind(raw []byte) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return "nothing"
-	}
-	switch raw[0] {
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	case '"':
-		return "a string"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
-	}
-	return "a number"
 }
 
 // fields are the members of a JSON object body, read with type checks.
@@ -177,7 +156,9 @@ type fields struct {
 
 func (f fields) has(name string) bool { _, ok := f.o[name]; return ok }
 
-func (f fields) null(name string) bool { return f.has(name) && kind(f.o[name]) == "null" }
+func (f fields) null(name string) bool {
+	return f.has(name) && bytes.Equal(bytes.TrimSpace(f.o[name]), []byte("null"))
+}
 
 // wrongType is the 422 for a field of the wrong JSON type.
 func (f fields) wrongType(name, want string) *reply {
@@ -246,6 +227,3 @@ func (c *call) nameList(raw json.RawMessage, field, key string) ([]string, *repl
 	}
 	return vs, nil
 }
-
-// jsonInt reads an integer.
-func jsonInt(raw json.RawMessage, n *int64) error { return json.Unmarshal(raw, n) }

@@ -2,6 +2,7 @@ package fakegithub
 
 import (
 	"cmp"
+	"encoding/json"
 	"net/http"
 	"slices"
 	"strconv"
@@ -132,7 +133,7 @@ func (s *Server) updateIssue(c *call) reply {
 		var n int64
 		if v, ok, _ := f.str("title"); ok {
 			title = v
-		} else if f.null("title") || jsonInt(f.o["title"], &n) != nil {
+		} else if f.null("title") || json.Unmarshal(f.o["title"], &n) != nil {
 			return *f.wrongType("title", "a string or an integer")
 		} else {
 			title = strconv.FormatInt(n, 10)

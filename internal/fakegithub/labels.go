@@ -96,12 +96,14 @@ func (s *Server) listIssueLabels(c *call) reply {
 	if fail != nil {
 		return *fail
 	}
-	return s.labelPage(c, i.labels)
+	return labelPage(c, i.labels)
 }
 
-// labelPage answers a page of labels, by name.
-func (s *Server) labelPage(c *call, ls []*label) reply {
-	return pageOf(c, c.repo.labelsJSON(ls), func(l labelJSON) labelJSON { return l })
+// labelPage answers a page of labels, by name; only the page is made JSON.
+func labelPage(c *call, ls []*label) reply {
+	ls = slices.Clone(ls)
+	sortLabels(ls)
+	return pageOf(c, ls, c.repo.labelJSON)
 }
 
 // addIssueLabels adds labels to an issue's and answers all its labels.
@@ -167,7 +169,7 @@ func (s *Server) removeIssueLabel(c *call) reply {
 	return reply{status: http.StatusOK, body: c.repo.labelsJSON(i.labels)}
 }
 
-func (s *Server) listLabels(c *call) reply { return s.labelPage(c, c.repo.labels) }
+func (s *Server) listLabels(c *call) reply { return labelPage(c, c.repo.labels) }
 
 func (s *Server) getLabel(c *call) reply {
 	l, fail := c.labelByName()
