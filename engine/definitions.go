@@ -127,11 +127,14 @@ func (e *Engine) metaTools() []Tool {
 	// Over the budget, the declarations would crowd the model's context:
 	// the description names the tools, and search_tools declares them.
 	budget := e.cfg.Script.MaxDeclarationChars
-	codeDesc := defs.ExecuteCodeIndexDescription(code, e.names, MetaSearchTools, tsgen.Declaration(tsTool(e.search.Tool)), budget)
+	var codeDesc string
 	if !e.declarationsOver(budget) {
 		if decls := e.Declarations(); len(decls) <= budget {
 			codeDesc = defs.ExecuteCodeDescription(code, decls)
 		}
+	}
+	if codeDesc == "" {
+		codeDesc = defs.ExecuteCodeIndexDescription(code, e.names, MetaSearchTools, tsgen.Declaration(tsTool(e.search.Tool)), budget)
 	}
 	meta := []Tool{{
 		Name:        MetaBatch,
