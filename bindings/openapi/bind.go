@@ -67,16 +67,20 @@ func Bind(name string, cfg engine.OpenAPI, opts BindOptions) ([]engine.Tool, err
 	var problems strictjson.Problems
 	for _, h := range slices.Sorted(maps.Keys(cfg.Headers)) {
 		hat := strictjson.Member(strictjson.Member(at, "headers"), h)
+		used := map[string]string{}
 		v, unset := engine.ExpandEnv(cfg.Headers[h], func(env string) (string, bool) {
 			val, ok := lookup(env)
 			if ok {
-				if problem := envProblem(val); problem != "" {
-					problems.Addf(hat, "the environment variable %s %s", env, problem)
-				}
-				secrets = append(secrets, val)
+				used[env] = val
 			}
 			return val, ok
 		})
+		for _, env := range slices.Sorted(maps.Keys(used)) {
+			if problem := envProblem(used[env]); problem != "" {
+				problems.Addf(hat, "the environment variable %s %s", env, problem)
+			}
+			secrets = append(secrets, used[env])
+		}
 		for _, env := range unset {
 			problems.Addf(hat, "the environment variable %s is not set", env)
 		}
