@@ -2,7 +2,6 @@ package engine
 
 import (
 	"maps"
-	"net/url"
 	"slices"
 	"strings"
 
@@ -64,9 +63,7 @@ func (s *MCPServer) problems(p *strictjson.Problems, name, at string) {
 		p.Addf(at, `"args" and "env" are only for a "command" server`)
 	}
 	if s.URL != "" {
-		if u, err := url.Parse(s.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			p.Addf(strictjson.Member(at, "url"), "want an http or https URL, got %s", strictjson.Quote(s.URL))
-		}
+		httpURL(p, strictjson.Member(at, "url"), s.URL)
 	}
 	positive(p, strictjson.Member(at, "timeout"), s.Timeout)
 	positive(p, strictjson.Member(at, "maxConcurrency"), s.MaxConcurrency)

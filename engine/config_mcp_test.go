@@ -43,7 +43,7 @@ func TestConfigReportsEveryMCPServerProblemWithTheRest(t *testing.T) {
 		`limits.maxOperations: must be positive, not 0 (leave it out for the default)`,
 		`mcpServers.a: want "command" (a server on stdio) or "url" (streamable HTTP)`,
 		`mcpServers.b: has both "command" and "url"; choose one`,
-		`mcpServers.c.url: want an http or https URL, got "ftp://y"`,
+		`mcpServers.c.url: want an absolute http or https URL, got "ftp://y"`,
 		`mcpServers.c.maxConcurrency: must be positive, not -1 (leave it out for the default)`,
 		`mcpServers.d.headers: only for a "url" server`,
 		`mcpServers.e: "args" and "env" are only for a "command" server`,

@@ -35,9 +35,11 @@ type OpenAPI struct {
 	MaxResponseBytes int64 `json:"maxResponseBytes,omitempty"`
 }
 
-// maxOpenAPINamespace is bindings/openapi's MaxNamespaceChars: the tools'
-// names must fit OpenAI's 64 characters.
-const maxOpenAPINamespace = 32
+// MaxOpenAPINamespaceChars bounds an API's name, its tools' namespace:
+// a tool's name must fit OpenAI's 64 characters, and this leaves the
+// operation's part at least 31. bindings/openapi's MaxNamespaceChars is
+// this one, so that a config entry and Go's Tools refuse the same names.
+const MaxOpenAPINamespaceChars = 32
 
 // envRef finds the ${NAME}s of a header value; badEnvRef a "${" that does
 // not start one.
@@ -46,14 +48,24 @@ var (
 	badEnvRef = regexp.MustCompile(`\$\{`)
 )
 
-// EnvNames returns the environment variables a header value names as
-// ${NAME}, in order.
-func EnvNames(value string) []string {
-	var out []string
-	for _, m := range envRef.FindAllStringSubmatch(value, -1) {
-		out = append(out, m[1])
-	}
-	return out
+// ExpandEnv replaces every ${NAME} of a header value with lookup(NAME),
+// in one pass: a value that holds a "${…}" of its own is sent as it is,
+// not expanded in turn (as one replacement per name would). It returns
+// the names lookup did not find, in order, each once; their ${NAME}s stay.
+func ExpandEnv(value string, lookup func(string) (string, bool)) (string, []string) {
+	var unset []string
+	out := envRef.ReplaceAllStringFunc(value, func(ref string) string {
+		name := ref[2 : len(ref)-1]
+		v, ok := lookup(name)
+		if !ok {
+			if !slices.Contains(unset, name) {
+				unset = append(unset, name)
+			}
+			return ref
+		}
+		return v
+	})
+	return out, unset
 }
 
 // Check reports everything wrong with a as the API called name, in one
@@ -83,16 +95,14 @@ func (a *OpenAPI) problems(p *strictjson.Problems, name, at string) {
 	switch {
 	case !defs.ValidName(name) || strings.Contains(name, "."):
 		p.Addf(at, "the API's name is its tools' namespace: want an identifier ([A-Za-z_][A-Za-z0-9_]*)")
-	case len(name) > maxOpenAPINamespace:
-		p.Addf(at, "the API's name is its tools' namespace: at most %d characters, so that a tool's name has room for its operation's", maxOpenAPINamespace)
+	case len(name) > MaxOpenAPINamespaceChars:
+		p.Addf(at, "the API's name is its tools' namespace: at most %d characters, so that a tool's name has room for its operation's", MaxOpenAPINamespaceChars)
 	}
 	if a.Spec == "" {
 		p.Addf(strictjson.Member(at, "spec"), "missing: want the OpenAPI document's file (JSON or YAML)")
 	}
 	if a.BaseURL != "" {
-		if u, err := url.Parse(a.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			p.Addf(strictjson.Member(at, "baseUrl"), "want an absolute http or https URL")
-		}
+		httpURL(p, strictjson.Member(at, "baseUrl"), a.BaseURL)
 	}
 	for _, h := range slices.Sorted(maps.Keys(a.Headers)) {
 		hat := strictjson.Member(strictjson.Member(at, "headers"), h)
@@ -100,7 +110,7 @@ func (a *OpenAPI) problems(p *strictjson.Problems, name, at string) {
 			p.Addf(hat, "not a header name")
 		}
 		v := a.Headers[h]
-		if len(badEnvRef.FindAllString(v, -1)) != len(EnvNames(v)) {
+		if len(badEnvRef.FindAllString(v, -1)) != len(envRef.FindAllString(v, -1)) {
 			p.Addf(hat, "a ${ that does not name an environment variable: write ${NAME}, NAME an identifier")
 		}
 		if strings.ContainsAny(v, "\r\n") {
@@ -109,6 +119,21 @@ func (a *OpenAPI) problems(p *strictjson.Problems, name, at string) {
 	}
 	positive(p, strictjson.Member(at, "timeout"), a.Timeout)
 	positive(p, strictjson.Member(at, "maxResponseBytes"), a.MaxResponseBytes)
+}
+
+// httpURL adds a problem at at unless raw is an absolute http or https
+// URL: what an "openapi" entry's baseUrl and an "mcpServers" entry's url
+// must be. The value is quoted with its password, should it have one,
+// hidden.
+func httpURL(p *strictjson.Problems, at, raw string) {
+	u, err := url.Parse(raw)
+	if err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
+		return
+	}
+	if err == nil && u.User != nil {
+		raw = u.Redacted()
+	}
+	p.Addf(at, "want an absolute http or https URL, got %s", strictjson.Quote(raw))
 }
 
 // validHeaderName reports whether s is an HTTP header name (RFC 9110's token).

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"mime"
 	"net/http"
 	"net/url"
@@ -16,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/codemode-dev/codemode/engine"
+	"github.com/codemode-dev/codemode/internal/strictjson"
 )
 
 // caller makes a document's HTTP calls.
@@ -24,6 +26,7 @@ type caller struct {
 	base     *url.URL
 	headers  http.Header
 	secrets  []string // the credentials among the headers, in every form hide replaces
+	longest  int      // the bytes of the longest of secrets
 	maxBytes int64
 	timeout  time.Duration
 }
@@ -48,17 +51,19 @@ func newCaller(spec *Spec, opts Options) (*caller, error) {
 	for k, v := range opts.Headers {
 		c.headers.Set(k, v)
 		if sensitiveHeader(k) {
-			c.addSecret(v)
+			c.addSecret(v, minSecret)
 		}
 	}
 	for _, v := range opts.Secrets {
-		c.addSecret(v)
+		c.addSecret(v, 1) // a secret by its origin: hidden whatever its length (Bind refuses one under MinEnvChars)
 	}
 	return c, nil
 }
 
-// minSecret is the shortest value hidden: a shorter one would hide common
-// words of a response ("true", a date) and break it.
+// minSecret is the shortest value of a credential's header, or its
+// "Bearer TOKEN" token, hidden: a shorter one would hide common words of a
+// response ("true", a date) and break it. Options.Secrets are hidden
+// whatever their length: they were named as secrets.
 const minSecret = 8
 
 // sensitiveHeader reports whether a header's value is a credential by its
@@ -76,20 +81,21 @@ func sensitiveHeader(name string) bool {
 
 // addSecret adds v, the token of "Bearer TOKEN", and the forms a response
 // may quote them in (JSON's \u003c and \/ escapes, URL escaping) to what
-// hide replaces.
-func (c *caller) addSecret(v string) {
+// hide replaces, those of at least min bytes.
+func (c *caller) addSecret(v string, min int) {
 	vals := []string{v}
 	if _, token, ok := strings.Cut(v, " "); ok {
 		vals = append(vals, token)
 	}
 	for _, s := range vals {
-		if len(s) < minSecret {
+		if len(s) < min {
 			continue
 		}
 		quoted, _ := json.Marshal(s)
 		for _, form := range []string{s, string(quoted[1 : len(quoted)-1]), strings.ReplaceAll(s, "/", `\/`), url.QueryEscape(s), url.PathEscape(s)} {
 			if !slices.Contains(c.secrets, form) {
 				c.secrets = append(c.secrets, form)
+				c.longest = max(c.longest, len(form))
 			}
 		}
 	}
@@ -114,8 +120,15 @@ func sameHost(base *url.URL) func(*http.Request, []*http.Request) error {
 	}
 }
 
-// maxErrorBody bounds the body an HTTP error's message quotes.
-const maxErrorBody = 1000
+// maxErrorBody bounds the body an HTTP error's message quotes, in
+// characters; maxErrorRead bounds what is read of an error's body to
+// quote it (its first 1,000 characters are at most 4,000 bytes, with
+// room for a secret across the cut): an 8 MiB 500 page is not read whole
+// to quote its start.
+const (
+	maxErrorBody = 1000
+	maxErrorRead = 64 << 10
+)
 
 // handler is an operation's tool handler: the call's arguments made an
 // HTTP request, its response the result.
@@ -156,7 +169,7 @@ func (c *caller) request(ctx context.Context, op *Operation, plan argPlan, args 
 	var cookies []string
 	var body map[string]json.RawMessage
 	var bodyRaw json.RawMessage
-	for _, key := range sortedKeys(args) {
+	for _, key := range slices.Sorted(maps.Keys(args)) { // in order, for a request that is the same each time
 		v := args[key]
 		p, isParam := plan.params[key]
 		switch {
@@ -203,6 +216,13 @@ func (c *caller) request(ctx context.Context, op *Operation, plan argPlan, args 
 	u.Path = strings.TrimSuffix(c.base.Path, "/") + unescaped
 	u.RawPath = strings.TrimSuffix(c.base.EscapedPath(), "/") + path
 	u.RawQuery = query.Encode()
+	if body == nil && bodyRaw == nil && plan.flat && op.Body.Required {
+		// A required body whose members are all optional, none given
+		// (GitHub's repos/update-webhook with only owner, repo and
+		// hook_id): the API wants a body still, and an empty object is
+		// what the arguments say.
+		body = map[string]json.RawMessage{}
+	}
 	var rd io.Reader
 	contentType := ""
 	switch {
@@ -307,15 +327,24 @@ func (c *caller) do(req *http.Request) (json.RawMessage, error) {
 		return nil, engine.Errorf(engine.CodeToolError, "%s: %s", what, c.hide(err.Error()))
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, c.maxBytes+1))
+	failed := resp.StatusCode < 200 || resp.StatusCode > 299
+	limit := c.maxBytes
+	if failed {
+		limit = maxErrorRead
+	}
+	data, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil {
 		if ctxErr := req.Context().Err(); ctxErr != nil {
 			return nil, ctxErr
 		}
 		return nil, engine.Errorf(engine.CodeToolError, "%s: reading the response: %s", what, c.hide(err.Error()))
 	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, engine.Errorf(engine.CodeToolError, "%s: HTTP %s%s", what, resp.Status, c.quoteBody(data))
+	if failed {
+		cut := int64(len(data)) > limit
+		if cut {
+			data = data[:limit]
+		}
+		return nil, engine.Errorf(engine.CodeToolError, "%s: HTTP %s%s", what, resp.Status, c.quoteBody(data, cut))
 	}
 	if int64(len(data)) > c.maxBytes {
 		return nil, engine.Errorf(engine.CodeToolError, "%s: the response is over %d bytes, the most a call returns: ask for less (a page size, a filter)", what, c.maxBytes)
@@ -331,7 +360,7 @@ func (c *caller) do(req *http.Request) (json.RawMessage, error) {
 			return json.RawMessage(c.hide(string(bytes.ToValidUTF8(data, []byte("\uFFFD"))))), nil
 		}
 		if isJSON(mt) {
-			return nil, engine.Errorf(engine.CodeToolError, "%s: the response says it is JSON but is not%s", what, c.quoteBody(data))
+			return nil, engine.Errorf(engine.CodeToolError, "%s: the response says it is JSON but is not%s", what, c.quoteBody(data, false))
 		}
 	}
 	if !utf8.Valid(data) {
@@ -340,21 +369,58 @@ func (c *caller) do(req *http.Request) (json.RawMessage, error) {
 	return json.Marshal(c.hide(string(data)))
 }
 
-// quoteBody is ": BODY" for an error's message, cut and with the secrets
-// hidden, or "" for an empty body.
-func (c *caller) quoteBody(data []byte) string {
-	s := strings.TrimSpace(string(data))
-	if s == "" {
+// quoteBody is ": BODY" for an error's message, its first maxErrorBody
+// characters with the secrets hidden, or "" for an empty body; cut says
+// the body went on past data. Only the start is hidden and quoted: data
+// is cut first, at maxErrorBody characters and the longest secret's
+// length (so that one across the cut is hidden whole), so that quoting
+// costs the same whatever the body's size.
+func (c *caller) quoteBody(data []byte, cut bool) string {
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 {
 		return ""
 	}
-	if !utf8.ValidString(s) {
+	if cut {
+		data = dropPartialRune(data)
+	}
+	head := data
+	for i, k := 0, 0; i < len(data); k++ {
+		if k == maxErrorBody+c.longest {
+			head = data[:i]
+			break
+		}
+		_, size := utf8.DecodeRune(data[i:])
+		i += size
+	}
+	if !utf8.Valid(head) {
+		if cut {
+			return fmt.Sprintf(": (over %d bytes, not text)", len(data))
+		}
 		return fmt.Sprintf(": (%d bytes, not text)", len(data))
 	}
-	s = c.hide(s)
-	if utf8.RuneCountInString(s) > maxErrorBody {
-		s = string([]rune(s)[:maxErrorBody]) + "…"
+	s := c.hide(string(head))
+	quoted := strictjson.Clip(s, maxErrorBody)
+	if quoted == s && (len(head) < len(data) || cut) {
+		quoted += "…" // hiding shortened the head, which is not the whole body
 	}
-	return ": " + s
+	if cut {
+		quoted += fmt.Sprintf(" (the body is over %d KiB; only its start was read)", maxErrorRead>>10)
+	}
+	return ": " + quoted
+}
+
+// dropPartialRune is b without the start of a character that a cut left
+// at its end.
+func dropPartialRune(b []byte) []byte {
+	for n := 1; n < utf8.UTFMax && n <= len(b); n++ {
+		if utf8.RuneStart(b[len(b)-n]) {
+			if !utf8.FullRune(b[len(b)-n:]) {
+				return b[:len(b)-n]
+			}
+			break
+		}
+	}
+	return b
 }
 
 // hide replaces every configured header value in s (an API that echoes
@@ -429,15 +495,4 @@ func addQuery(q url.Values, p *Param, v json.RawMessage) error {
 	}
 	q.Set(p.Name, s)
 	return nil
-}
-
-// sortedKeys are a call's argument names in order, for a request that is
-// the same each time.
-func sortedKeys(m map[string]json.RawMessage) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

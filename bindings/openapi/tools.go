@@ -26,8 +26,9 @@ type Options struct {
 	// Cookie, names with key, token, secret, auth…) are hidden from every
 	// error and result the model sees.
 	Headers map[string]string
-	// Secrets are more values to hide (Bind's: every value a header got
-	// from the environment).
+	// Secrets are more values to hide, whatever their length (Bind's:
+	// every value a header got from the environment, at least
+	// MinEnvChars); the credentials among Headers are hidden from 8 bytes.
 	Secrets []string
 	// Client makes the calls; nil uses a client of its own with no timeout
 	// (the engine's per-call timeout bounds each call).
@@ -50,8 +51,9 @@ const DefaultMaxResponseBytes = 8 << 20
 const MaxNameChars = 64
 
 // MaxNamespaceChars bounds a namespace, leaving a name at least 31
-// characters for its operation's part.
-const MaxNamespaceChars = 32
+// characters for its operation's part: the engine's bound on a config
+// entry's name, so that both refuse the same.
+const MaxNamespaceChars = engine.MaxOpenAPINamespaceChars
 
 // MaxSchemaBytes bounds the schemas of one document's tools together: a
 // tool's schemas carry the components they reach, so a document could
@@ -228,12 +230,21 @@ func flatBody(b *Body, set *schemaSet) (map[string]any, []any, bool) {
 		}
 	}
 	// A member the schema marks readOnly (an id the server assigns) is
-	// not the client's to send, required or not.
+	// not the client's to send, required or not. A required name that is
+	// not among the members cannot be required of the tool's arguments,
+	// whose root takes no other member (additionalProperties: false): the
+	// tool could never be called. (A body passed whole keeps the
+	// document's schema, which takes such a member unless it says
+	// otherwise itself.)
 	var req []any
 	list, _ := m["required"].([]any)
 	for _, r := range list {
 		name, _ := r.(string)
-		if p, ok := props[name].(map[string]any); ok && p["readOnly"] == true {
+		p, declared := props[name]
+		if !declared {
+			continue
+		}
+		if p, ok := p.(map[string]any); ok && p["readOnly"] == true {
 			continue
 		}
 		req = append(req, r)

@@ -226,9 +226,10 @@ func openSession(o *options, timeoutOf string, earlier ...error) (*session, erro
 		add(err)
 	}
 	s.extraTools = slices.Concat(wasmTools, upstreamTools, apiTools)
-	// A --wasm-dir tool or an upstream MCP server's named like a built-in
-	// WASM tool takes its place (a server "graph" with a tool "layout"
-	// worked before there were built-ins).
+	// A --wasm-dir tool, an upstream MCP server's or an OpenAPI
+	// operation's named like a built-in WASM tool takes its place (a
+	// server "graph" with a tool "layout" worked before there were
+	// built-ins).
 	s.builtins = slices.DeleteFunc(s.builtins, func(b engine.Tool) bool {
 		return slices.ContainsFunc(s.extraTools, func(t engine.Tool) bool { return t.Name == b.Name })
 	})
