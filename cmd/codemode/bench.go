@@ -237,6 +237,11 @@ func planBench(o *options) (benchPlan, error) {
 			p.cfg.Strategies = append(p.cfg.Strategies, bench.Strategy(n))
 		}
 	}
+	if !p.catalog && slices.Contains(p.cfg.Strategies, bench.Search) {
+		// The whiteboard's scenarios have no search runs: asked alone,
+		// search would run nothing and print an empty table.
+		return p, fmt.Errorf("search runs on catalogs only: add --catalog %s", catalog.Name)
+	}
 	p.cfg.Repeat = int(o.repeat)
 	p.cfg.MaxTurns = int(o.maxTurns)
 
