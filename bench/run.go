@@ -254,7 +254,7 @@ func runOne(ctx context.Context, cfg Config, tok *counter, sc Scenario, s Strate
 		return fail("no model for strategy %s", s)
 	}
 	tools := set.shown[s]
-	r.Transcript = []Message{{Role: "system", Content: systemPrompt(s)}, {Role: "user", Content: sc.Task}}
+	r.Transcript = []Message{{Role: "system", Content: systemPrompt(&sc, s)}, {Role: "user", Content: sc.Task}}
 	for {
 		if r.Turns == cfg.MaxTurns {
 			return fail("not done after %d model turns", cfg.MaxTurns)

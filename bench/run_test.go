@@ -185,3 +185,26 @@ func TestToolCountsPerEngine(t *testing.T) {
 		t.Errorf("input tokens of each engine's run, alone and together (-alone +together):\n%s", diff)
 	}
 }
+
+// TestCatalogPrompts: a catalog's runs are told about its API, not the
+// whiteboard, and those that are not shown every tool how to find them.
+func TestCatalogPrompts(t *testing.T) {
+	sc := twoNotes()
+	sc.Catalog, sc.Strategies = "demo", Strategies
+	rep, err := Run(t.Context(), Config{Engine: testEngine(t)}, []Scenario{sc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Results {
+		prompt := r.Transcript[0].Content
+		if strings.Contains(prompt, "whiteboard") || !strings.Contains(prompt, "the demo API") {
+			t.Errorf("%s: %q", r.Strategy, prompt)
+		}
+		if finds := strings.Contains(prompt, "search_tools"); finds != (r.Strategy == Search || r.Strategy == Code) {
+			t.Errorf("%s: mentions search_tools %v: %q", r.Strategy, finds, prompt)
+		}
+	}
+	if len(rep.Results) != len(Strategies) {
+		t.Errorf("%d runs, want %d", len(rep.Results), len(Strategies))
+	}
+}
