@@ -82,21 +82,18 @@ func Run(ctx context.Context, cfg Config, scenarios []Scenario) (*Report, error)
 		}
 	}
 	// The first run played is the one whose first request is the
-	// smallest (fewest tools, then fewest tokens of them: endpoints
-	// limit both): if even that request fails, the
-	// model cannot be reached at all (no endpoint there, a wrong key or
-	// model name), and every run would fail so. A bigger request can
-	// fail for its size — per-call's thousand tools of a catalog, over
-	// an endpoint's limit of tools or its context window — and that is
-	// then its run's failure, measured like any other.
-	first := 0
-	size := func(j job) [2]int {
-		shown := sets[cmp.Or(j.sc.Engine, cfg.Engine)].shown[j.s]
-		return [2]int{len(shown), tok.tools(shown)}
-	}
+	// smallest (fewest tools, then fewest tokens of them: endpoints limit
+	// both): if even that request fails, the model cannot be reached at
+	// all (no endpoint there, a wrong key or model name), and every run
+	// would fail so. A bigger request can fail for its size — per-call's
+	// thousand tools of a catalog, over an endpoint's limit of tools or
+	// its context window — and that is then its run's failure, measured
+	// like any other.
+	first, smallest := 0, []int(nil)
 	for i, j := range jobs {
-		if a, b := size(j), size(jobs[first]); slices.Compare(a[:], b[:]) < 0 {
-			first = i
+		shown := sets[cmp.Or(j.sc.Engine, cfg.Engine)].shown[j.s]
+		if size := []int{len(shown), tok.tools(shown)}; smallest == nil || slices.Compare(size, smallest) < 0 {
+			first, smallest = i, size
 		}
 	}
 	order := make([]int, 0, len(jobs))
