@@ -3,9 +3,11 @@ package bench_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -26,6 +28,9 @@ type fakeProvider struct {
 	models map[string]bench.Model // scenario + strategy: the run under way
 	auth   []string
 	turns  int
+	// maxTools, if set, is the most tools a request may carry, as
+	// OpenAI's 128: a request with more is refused.
+	maxTools int
 }
 
 func (f *fakeProvider) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -44,6 +49,11 @@ func (f *fakeProvider) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if err := json.Unmarshal(data, &req); err != nil || req.Model != "fake-model" || len(req.Messages) < 2 {
 		http.Error(w, `{"error":{"message":"bad request"}}`, http.StatusBadRequest)
+		return
+	}
+	if f.maxTools > 0 && len(req.Tools) > f.maxTools {
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprintf(w, `{"error":{"message":"Invalid 'tools': array too long. Expected an array with maximum length %d, but got an array with length %d instead."}}`, f.maxTools, len(req.Tools))
 		return
 	}
 	strategy := bench.PerCall
@@ -173,5 +183,47 @@ func TestLiveErrors(t *testing.T) {
 	}
 	if _, err := bench.NewOpenAIModel(bench.OpenAIOptions{BaseURL: "api.example.com", Model: "m"}); err == nil {
 		t.Error("a base URL without a scheme was taken")
+	}
+}
+
+// TestLiveRequestTooBig: an endpoint that refuses per-call's request, too
+// many tools for it (as a catalog's 1,223 are for OpenAI's 128), fails
+// per-call's runs, their request's tokens counted, and the bench goes
+// on: its first request is the smallest, which the endpoint takes.
+func TestLiveRequestTooBig(t *testing.T) {
+	f := &fakeProvider{t: t, models: map[string]bench.Model{}, maxTools: 5}
+	srv := httptest.NewServer(f)
+	defer srv.Close()
+	model, err := bench.NewOpenAIModel(bench.OpenAIOptions{BaseURL: srv.URL + "/v1", Model: "fake-model"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var retro []bench.Scenario
+	for _, s := range scenarios.All() {
+		if s.Name == "retro" {
+			retro = append(retro, s)
+		}
+	}
+	rep, err := bench.Run(t.Context(), bench.Config{
+		Engine: newEngine(t),
+		Model:  func(bench.Strategy) bench.Model { return model },
+	}, retro)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range rep.Results {
+		got = append(got, string(r.Strategy))
+		switch {
+		case r.Strategy != bench.PerCall && !r.Correct:
+			t.Errorf("%s: %s", r.Strategy, r.Failure)
+		case r.Strategy == bench.PerCall && (r.Correct || !strings.Contains(r.Failure, "the model, turn 1: ") || !strings.Contains(r.Failure, "HTTP 400: Invalid 'tools': array too long")):
+			t.Errorf("per-call: correct %v, failure %q", r.Correct, r.Failure)
+		case r.Strategy == bench.PerCall && (r.InputTokens <= 0 || r.MaxInputTokens != r.InputTokens):
+			t.Errorf("per-call's refused request: %d tokens in, the largest %d", r.InputTokens, r.MaxInputTokens)
+		}
+	}
+	if want := []string{"per-call", "batch", "code"}; !slices.Equal(got, want) {
+		t.Errorf("runs %v, want %v in the report's order", got, want)
 	}
 }

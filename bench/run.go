@@ -68,32 +68,78 @@ func Run(ctx context.Context, cfg Config, scenarios []Scenario) (*Report, error)
 		}
 		total += len(plans[i]) * repeat
 	}
+	type job struct {
+		sc     Scenario
+		s      Strategy
+		repeat int
+	}
+	var jobs []job
 	for i, sc := range scenarios {
 		for _, s := range plans[i] {
 			for n := range repeat {
-				if err := ctx.Err(); err != nil {
-					return rep, err
-				}
-				r, firstErr := runOne(ctx, cfg, tok, sc, s, sets[cmp.Or(sc.Engine, cfg.Engine)])
-				if firstErr != nil && len(rep.Results) == 0 && ctx.Err() == nil {
-					// The model never answered at all (no endpoint there, a
-					// wrong key or model name): every run would fail so.
-					return rep, &ModelError{Err: firstErr}
-				}
-				r.Repeat = n
-				rep.Results = append(rep.Results, r)
-				if cfg.Progress != nil {
-					cfg.Progress(len(rep.Results), total, &rep.Results[len(rep.Results)-1])
-				}
+				jobs = append(jobs, job{sc, s, n})
 			}
 		}
 	}
+	// The first run played is the one whose first request is the
+	// smallest (fewest tools, then fewest tokens of them: endpoints limit
+	// both): if even that request fails, the model cannot be reached at
+	// all (no endpoint there, a wrong key or model name), and every run
+	// would fail so. A bigger request can fail for its size — per-call's
+	// thousand tools of a catalog, over an endpoint's limit of tools or
+	// its context window — and that is then its run's failure, measured
+	// like any other.
+	first, smallest := 0, []int(nil)
+	for i, j := range jobs {
+		shown := sets[cmp.Or(j.sc.Engine, cfg.Engine)].shown[j.s]
+		if size := []int{len(shown), tok.tools(shown)}; smallest == nil || slices.Compare(size, smallest) < 0 {
+			first, smallest = i, size
+		}
+	}
+	order := make([]int, 0, len(jobs))
+	if len(jobs) > 0 {
+		order = append(order, first)
+	}
+	for i := range jobs {
+		if i != first {
+			order = append(order, i)
+		}
+	}
+	results := make([]*Result, len(jobs))
+	// done is the results so far, in the order of jobs.
+	done := func() []Result {
+		var out []Result
+		for _, r := range results {
+			if r != nil {
+				out = append(out, *r)
+			}
+		}
+		return out
+	}
+	for k, i := range order {
+		j := jobs[i]
+		if err := ctx.Err(); err != nil {
+			rep.Results = done()
+			return rep, err
+		}
+		r, firstErr := runOne(ctx, cfg, tok, j.sc, j.s, sets[cmp.Or(j.sc.Engine, cfg.Engine)])
+		if firstErr != nil && k == 0 && ctx.Err() == nil {
+			return rep, &ModelError{Err: firstErr}
+		}
+		r.Repeat = j.repeat
+		results[i] = &r
+		if cfg.Progress != nil {
+			cfg.Progress(k+1, total, &r)
+		}
+	}
+	rep.Results = done()
 	rep.Strategies = summarize(strategies, rep.Results)
 	return rep, nil
 }
 
-// ModelError is Run's error when the model failed its very first turn:
-// nothing was measured, and the report has no results.
+// ModelError is Run's error when the model failed its very first turn,
+// of the run with the smallest first request: nothing was measured, and
+// the report has no results.
 type ModelError struct{ Err error }
 
 func (e *ModelError) Error() string { return "the model's first request failed: " + e.Err.Error() }
@@ -205,7 +251,7 @@ func runOne(ctx context.Context, cfg Config, tok *counter, sc Scenario, s Strate
 		return fail("no model for strategy %s", s)
 	}
 	tools := set.shown[s]
-	r.Transcript = []Message{{Role: "system", Content: systemPrompt(s)}, {Role: "user", Content: sc.Task}}
+	r.Transcript = []Message{{Role: "system", Content: systemPrompt(&sc, s)}, {Role: "user", Content: sc.Task}}
 	for {
 		if r.Turns == cfg.MaxTurns {
 			return fail("not done after %d model turns", cfg.MaxTurns)
@@ -215,6 +261,10 @@ func runOne(ctx context.Context, cfg Config, tok *counter, sc Scenario, s Strate
 		reply, err := model.Complete(ctx, req)
 		r.Turns++
 		if err != nil {
+			// The request was sent (and perhaps refused for its size):
+			// its tokens are counted.
+			r.InputTokens += in
+			r.MaxInputTokens = max(r.MaxInputTokens, in)
 			r, _ = fail("the model, turn %d: %v", r.Turns, err)
 			if r.Turns == 1 {
 				return r, err

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/codemode-dev/codemode/engine"
 	"github.com/codemode-dev/codemode/tools/whiteboard"
+	"github.com/google/go-cmp/cmp"
 )
 
 func testEngine(t *testing.T) *engine.Engine {
@@ -149,5 +151,60 @@ func TestFailures(t *testing.T) {
 	}
 	if _, err := Run(t.Context(), Config{}, []Scenario{twoNotes()}); err == nil || !strings.Contains(err.Error(), "needs Config.Engine") {
 		t.Errorf("no engine: %v", err)
+	}
+}
+
+// TestToolCountsPerEngine: two engines' execute_code, the same name but
+// declaring different tools, are counted each as it is, in one run as
+// when alone.
+func TestToolCountsPerEngine(t *testing.T) {
+	fewer := slices.DeleteFunc(whiteboard.Tools(nil), func(tl engine.Tool) bool { return tl.Name == "getBoardState" })
+	small, err := engine.NewBuilder().Add(fewer...).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, part := twoNotes(), twoNotes()
+	full.Engine, part.Engine = testEngine(t), small
+	part.Name = "two-notes-fewer-tools"
+	tokens := func(scs ...Scenario) []int {
+		rep, err := Run(t.Context(), Config{Strategies: []Strategy{Code}}, scs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []int
+		for _, r := range rep.Results {
+			out = append(out, r.InputTokens)
+		}
+		return out
+	}
+	alone := append(tokens(full), tokens(part)...)
+	if alone[0] <= alone[1] {
+		t.Fatalf("execute_code of every tool: %d tokens in, of all but one: %d", alone[0], alone[1])
+	}
+	if diff := cmp.Diff(alone, tokens(full, part)); diff != "" {
+		t.Errorf("input tokens of each engine's run, alone and together (-alone +together):\n%s", diff)
+	}
+}
+
+// TestCatalogPrompts: a catalog's runs are told about its API, not the
+// whiteboard, and those that are not shown every tool how to find them.
+func TestCatalogPrompts(t *testing.T) {
+	sc := twoNotes()
+	sc.Catalog, sc.Strategies = "demo", Strategies
+	rep, err := Run(t.Context(), Config{Engine: testEngine(t)}, []Scenario{sc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Results {
+		prompt := r.Transcript[0].Content
+		if strings.Contains(prompt, "whiteboard") || !strings.Contains(prompt, "the demo API") {
+			t.Errorf("%s: %q", r.Strategy, prompt)
+		}
+		if finds := strings.Contains(prompt, "search_tools"); finds != (r.Strategy == Search || r.Strategy == Code) {
+			t.Errorf("%s: mentions search_tools %v: %q", r.Strategy, finds, prompt)
+		}
+	}
+	if len(rep.Results) != len(Strategies) {
+		t.Errorf("%d runs, want %d", len(rep.Results), len(Strategies))
 	}
 }

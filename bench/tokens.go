@@ -1,9 +1,9 @@
 package bench
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/codemode-dev/codemode/engine"
 
@@ -17,9 +17,11 @@ const tokenizerName = "o200k_base"
 // counter counts tokens of what goes to and comes from the model.
 type counter struct {
 	codec tokenizer.Codec
-	// toolCounts are tool lists' counts by their names: a catalog's
-	// thousand definitions, sent every turn, are counted once.
-	toolCounts map[string]int
+	// toolCounts are tool lists' counts by the SHA-256 of their JSON: a
+	// catalog's thousand definitions, sent every turn, are counted once,
+	// and two engines' lists of the same names (every engine's
+	// execute_code, declaring different tools) are counted apart.
+	toolCounts map[[sha256.Size]byte]int
 }
 
 func newCounter() (*counter, error) {
@@ -27,21 +29,17 @@ func newCounter() (*counter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bench: the %s tokenizer: %w", tokenizerName, err)
 	}
-	return &counter{codec: c, toolCounts: map[string]int{}}, nil
+	return &counter{codec: c, toolCounts: map[[sha256.Size]byte]int{}}, nil
 }
 
 // tools counts a tool list as a request's JSON carries it.
 func (c *counter) tools(tools []engine.OpenAITool) int {
-	var key strings.Builder
-	for _, t := range tools {
-		key.WriteString(t.Function.Name)
-		key.WriteByte(',')
-	}
-	n, ok := c.toolCounts[key.String()]
+	data, _ := json.Marshal(tools)
+	key := sha256.Sum256(data)
+	n, ok := c.toolCounts[key]
 	if !ok {
-		data, _ := json.Marshal(tools)
 		n = c.count(string(data))
-		c.toolCounts[key.String()] = n
+		c.toolCounts[key] = n
 	}
 	return n
 }

@@ -1,14 +1,19 @@
 package catalog_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/codemode-dev/codemode/bench"
 	"github.com/codemode-dev/codemode/bench/catalog"
 	"github.com/codemode-dev/codemode/engine"
+	"github.com/codemode-dev/codemode/internal/fakegithub"
 	"github.com/codemode-dev/codemode/internal/githubspec"
 )
 
@@ -74,3 +79,53 @@ func TestCatalogScenarios(t *testing.T) {
 }
 
 func t0() context.Context { return context.Background() }
+
+// TestPullsByAuthorTies: authors with as many open pull requests as each
+// other may be listed in either order; a count that rises is refused.
+func TestPullsByAuthorTies(t *testing.T) {
+	i := slices.IndexFunc(catalog.Scenarios(nil), func(sc bench.Scenario) bool { return sc.Name == "gh-pulls-by-author" })
+	sc := catalog.Scenarios(nil)[i]
+	count := map[string]int{}
+	for _, p := range fakegithub.Default().Pulls(fakegithub.Owner, "engine") {
+		if p.State == "open" {
+			count[p.User]++
+		}
+	}
+	// Most first, ties by name, then the same with every tie reversed.
+	authors := slices.Collect(maps.Keys(count))
+	slices.SortFunc(authors, func(a, b string) int { return cmp.Or(count[b]-count[a], strings.Compare(a, b)) })
+	reversed := slices.Clone(authors)
+	slices.SortStableFunc(reversed, func(a, b string) int { return count[b] - count[a] })
+	for lo := 0; lo < len(reversed); {
+		hi := lo
+		for hi < len(reversed) && count[reversed[hi]] == count[reversed[lo]] {
+			hi++
+		}
+		slices.Reverse(reversed[lo:hi])
+		lo = hi
+	}
+	if slices.Equal(authors, reversed) {
+		t.Fatalf("the fixture's open pull requests have no tie: %v", count)
+	}
+	answer := func(order []string) string {
+		var parts []string
+		for _, a := range order {
+			parts = append(parts, fmt.Sprintf("%s: %d", a, count[a]))
+		}
+		return strings.Join(parts, ", ")
+	}
+	risen := slices.Clone(authors)
+	slices.Reverse(risen)
+	for _, c := range []struct {
+		order []string
+		ok    bool
+	}{{authors, true}, {reversed, true}, {risen, false}} {
+		_, check, err := sc.Env(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := check(answer(c.order)); (err == nil) != c.ok {
+			t.Errorf("%q: %v, want accepted %v", answer(c.order), err, c.ok)
+		}
+	}
+}

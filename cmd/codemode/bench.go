@@ -57,18 +57,24 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	eng, release, err := benchEngine(ctx, s, plan.scenarios, stderr)
-	defer release()
-	if err != nil {
-		return fail(stderr, exitUsage, "bench: %v", err)
-	}
-	plan.cfg.Engine = eng
 	if plan.catalog {
+		// The catalog's scenarios carry their own engine: the
+		// whiteboard's (with the --wasm-dir tools, compiled up front)
+		// would be made for nothing.
 		ceng, err := catalogEngine(s)
 		if err != nil {
 			return fail(stderr, exitUsage, "bench: --catalog github: %v", err)
 		}
-		plan.scenarios = withEngine(plan.scenarios, ceng)
+		for i := range plan.scenarios {
+			plan.scenarios[i].Engine = ceng
+		}
+	} else {
+		eng, release, err := benchEngine(ctx, s, plan.scenarios, stderr)
+		defer release()
+		if err != nil {
+			return fail(stderr, exitUsage, "bench: %v", err)
+		}
+		plan.cfg.Engine = eng
 	}
 	p := &progress{w: stderr}
 	if showProgress(stderr) {
@@ -183,18 +189,6 @@ func catalogEngine(s *session) (*engine.Engine, error) {
 	return s.build(engine.NewBuilder().WithConfig(catalog.Config(s.cfg)), tools)
 }
 
-// withEngine is the catalog's scenarios named in run, made over eng.
-func withEngine(run []bench.Scenario, eng *engine.Engine) []bench.Scenario {
-	all := catalog.Scenarios(eng)
-	out := make([]bench.Scenario, 0, len(run))
-	for _, sc := range run {
-		if i := slices.IndexFunc(all, func(c bench.Scenario) bool { return c.Name == sc.Name }); i >= 0 {
-			out = append(out, all[i])
-		}
-	}
-	return out
-}
-
 // planBench checks the flags that need more than their own value and makes
 // the plan: the scenarios and strategies named, the latency model, and the
 // live model.
@@ -236,6 +230,11 @@ func planBench(o *options) (benchPlan, error) {
 		if !slices.Contains(p.cfg.Strategies, bench.Strategy(n)) {
 			p.cfg.Strategies = append(p.cfg.Strategies, bench.Strategy(n))
 		}
+	}
+	if !p.catalog && slices.Contains(p.cfg.Strategies, bench.Search) {
+		// The whiteboard's scenarios have no search runs: asked alone,
+		// search would run nothing and print an empty table.
+		return p, fmt.Errorf("search runs on catalogs only: add --catalog %s", catalog.Name)
 	}
 	p.cfg.Repeat = int(o.repeat)
 	p.cfg.MaxTurns = int(o.maxTurns)

@@ -105,6 +105,8 @@ func TestBenchUsageErrors(t *testing.T) {
 		{[]string{"--scenario", "retor"}, `unknown scenario "retor" (did you mean retro?); the scenarios: `},
 		{[]string{"--strategy", "percall"}, `unknown strategy "percall" (did you mean per-call?); the strategies: per-call, search, batch, code`},
 		{[]string{"--strategy", "code,"}, `invalid value "code," for --strategy: an empty name in the list`},
+		{[]string{"--strategy", "search"}, "search runs on catalogs only: add --catalog github"},
+		{[]string{"--strategy", "code,search"}, "search runs on catalogs only: add --catalog github"},
 		{[]string{"--catalog", "gitlab"}, `unknown catalog "gitlab" (did you mean github?); the catalogs: github`},
 		{[]string{"--catalog", "github", "--scenario", "retro"}, `unknown scenario "retro"`},
 		{[]string{"--repeat", "0"}, `invalid value "0" for --repeat: want a whole number above 0`},
