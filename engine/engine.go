@@ -52,6 +52,26 @@ func (e *Engine) Tools() []Tool {
 	return out
 }
 
+// Namespace is a namespace of tools, the NAME of tools named NAME.…: an
+// MCP server's, an OpenAPI document's, a WASM tool set's.
+type Namespace struct {
+	Name  string `json:"name"`
+	Tools int    `json:"tools"` // how many tools it holds
+}
+
+// Namespaces returns the tools' namespaces in the order of their names,
+// with how many tools each holds: what a client shows of a catalog too
+// large to list (execute_code's description names them so when the
+// declarations do not fit). Tools outside a namespace are not counted.
+func (e *Engine) Namespaces() []Namespace {
+	spaces, _ := defs.Namespaces(e.names)
+	out := make([]Namespace, len(spaces))
+	for i, ns := range spaces {
+		out[i] = Namespace(ns)
+	}
+	return out
+}
+
 // Tool returns the tool with the given name.
 func (e *Engine) Tool(name string) (Tool, bool) {
 	r, ok := e.tools[name]

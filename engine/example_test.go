@@ -206,3 +206,22 @@ func ExampleNameSegment() {
 	fmt.Println(engine.NameSegment("issues/list-for-repo"), engine.NameSegment("2fa"), engine.NameSegment(""))
 	// Output: issues_list_for_repo _2fa _
 }
+
+// A catalog's namespaces, with how many tools each holds: what a client
+// shows in place of a thousand names.
+func ExampleEngine_Namespaces() {
+	tool := func(name string) engine.Tool {
+		return bindings.MustFunc(name, "A tool.", func(ctx context.Context, in struct{}) (Created, error) { return Created{}, nil })
+	}
+	eng, err := engine.NewBuilder().Add(tool("github.issues_list_for_repo"), tool("github.issues_create"), tool("notes.create"), tool("echo")).Build()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, ns := range eng.Namespaces() {
+		fmt.Println(ns.Name, ns.Tools)
+	}
+	// Output:
+	// github 2
+	// notes 1
+}

@@ -2,7 +2,6 @@ package server
 
 import (
 	"net/http"
-	"strings"
 
 	"github.com/codemode-dev/codemode/engine"
 )
@@ -69,25 +68,13 @@ type ToolIndex struct {
 	Tools      []string    `json:"tools"`
 }
 
-// Namespace is the tools named NAME.….
-type Namespace struct {
-	Name  string `json:"name"`
-	Tools int    `json:"tools"`
-}
+// Namespace is the tools named NAME.… and how many there are.
+type Namespace = engine.Namespace
 
 func toolIndex(eng *engine.Engine) ToolIndex {
-	idx := ToolIndex{Namespaces: []Namespace{}, Tools: []string{}}
+	idx := ToolIndex{Namespaces: eng.Namespaces(), Tools: []string{}}
 	for _, t := range eng.Tools() {
 		idx.Tools = append(idx.Tools, t.Name)
-		ns, _, dotted := strings.Cut(t.Name, ".")
-		if !dotted {
-			continue
-		}
-		if n := len(idx.Namespaces); n > 0 && idx.Namespaces[n-1].Name == ns {
-			idx.Namespaces[n-1].Tools++
-		} else {
-			idx.Namespaces = append(idx.Namespaces, Namespace{Name: ns, Tools: 1})
-		}
 	}
 	return idx
 }

@@ -109,7 +109,7 @@ func TestToolIndex(t *testing.T) {
 	if err := json.Unmarshal(body, &idx); err != nil || res.StatusCode != 200 {
 		t.Fatalf("%d %v", res.StatusCode, err)
 	}
-	want := []Namespace{{"test", 2}, {"zz", 1}}
+	want := []Namespace{{Name: "test", Tools: 2}, {Name: "zz", Tools: 1}}
 	if !slices.Equal(idx.Namespaces, want) || len(idx.Tools) != 15 || !slices.Contains(idx.Tools, "test.other") || !slices.IsSorted(idx.Tools) {
 		t.Errorf("index %+v", idx)
 	}

@@ -53,23 +53,11 @@ func ExecuteCodeIndexDescription(opt ExecuteCodeOptions, names []string, search,
 		"which returns the best matches with their TypeScript declarations, then call them. Declaration:\n```ts\n", len(names), search)
 	b.WriteString(searchDeclaration)
 	b.WriteString("```\n")
-	counts := map[string]int{}
-	var spaces, top []string
-	for _, n := range names {
-		ns, _, dotted := strings.Cut(n, ".")
-		if !dotted {
-			top = append(top, n)
-			continue
-		}
-		if counts[ns] == 0 {
-			spaces = append(spaces, ns)
-		}
-		counts[ns]++
-	}
+	spaces, top := Namespaces(names)
 	budget := maxChars
 	if len(spaces) > 0 {
 		b.WriteString("Namespaces (tools.NAMESPACE.tool): ")
-		budget = writeList(&b, spaces, func(ns string) string { return fmt.Sprintf("%s (%d)", ns, counts[ns]) }, budget)
+		budget = writeList(&b, spaces, func(ns Namespace) string { return fmt.Sprintf("%s (%d)", ns.Name, ns.Tools) }, budget)
 		b.WriteString("\n")
 	}
 	if len(top) > 0 {
@@ -80,9 +68,36 @@ func ExecuteCodeIndexDescription(opt ExecuteCodeOptions, names []string, search,
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
+// Namespace is a namespace of tools (NAME.…) and how many it holds.
+type Namespace struct {
+	Name  string
+	Tools int
+}
+
+// Namespaces groups names by namespace, in the order each first occurs,
+// and returns the names outside any namespace apart.
+func Namespaces(names []string) (spaces []Namespace, other []string) {
+	at := map[string]int{}
+	for _, n := range names {
+		ns, _, dotted := strings.Cut(n, ".")
+		if !dotted {
+			other = append(other, n)
+			continue
+		}
+		i, ok := at[ns]
+		if !ok {
+			i = len(spaces)
+			at[ns] = i
+			spaces = append(spaces, Namespace{Name: ns})
+		}
+		spaces[i].Tools++
+	}
+	return spaces, other
+}
+
 // writeList writes items comma-separated while they fit budget characters,
 // then "and N more"; it returns the budget left.
-func writeList(b *strings.Builder, items []string, show func(string) string, budget int) int {
+func writeList[T any](b *strings.Builder, items []T, show func(T) string, budget int) int {
 	for i, it := range items {
 		s := show(it)
 		if len(s) > budget {
