@@ -192,7 +192,12 @@ func (s *schemaSet) addProblem(path, msg string) {
 // checked for the shape its metaschema wants; any other is left out. The
 // engine compiles a tool's schema against that metaschema, and a component
 // reaches every tool that uses it: one "dependentRequired": 5 kept would
-// fail all of them at Build.
+// fail all of them at Build. Left out without a look, as every keyword
+// object's switch does not name: what documents and constrains nothing a
+// model needs (example, xml, x-…); $defs and definitions, which no
+// converted $ref points into (each is resolved against the document); what
+// the converter cannot follow ($anchor, $dynamicRef) or 2020-12 does not
+// read (3.0's discriminator, additionalItems but after a list of items).
 //
 // schemaKeys are the keywords whose value is a schema; schemaListKeys hold
 // a non-empty list of schemas; schemaMapKeys a map of them.
@@ -206,14 +211,7 @@ var (
 	stringKeys = map[string]bool{"format": true, "title": true, "description": true,
 		"contentMediaType": true, "contentEncoding": true}
 	// boolKeys take true or false.
-	boolKeys = map[string]bool{"uniqueItems": true, "readOnly": true, "writeOnly": true, "deprecated": true}
-	// Left out without a look: what documents and constrains nothing a
-	// model needs (example, xml, …); $defs and definitions, which no
-	// converted $ref points into (every $ref is resolved against the
-	// document); and what the converter cannot follow ($anchor,
-	// $dynamicRef) or 2020-12 does not read (draft 4's additionalItems
-	// after a list of items, 3.0's discriminator) — every keyword not named
-	// in object's switch.
+	boolKeys  = map[string]bool{"uniqueItems": true, "readOnly": true, "writeOnly": true, "deprecated": true}
 	jsonTypes = map[string]bool{"object": true, "array": true, "string": true, "number": true,
 		"integer": true, "boolean": true, "null": true}
 )
@@ -283,7 +281,8 @@ func (c *converter) object(v map[string]any, at string, depth int) any {
 	for k, val := range v {
 		switch {
 		case k == "items" && isList(val): // draft 4's tuple form
-			if list := c.list(val.([]any), strictjson.Member(at, k), depth); len(list) > 0 {
+			// 3.1's own prefixItems, when it has one too, wins.
+			if list := c.list(val.([]any), strictjson.Member(at, k), depth); len(list) > 0 && !isList(v["prefixItems"]) {
 				out["prefixItems"] = list
 			}
 			if ai, ok := v["additionalItems"]; ok { // what follows the tuple
