@@ -3,6 +3,7 @@ package openapi_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -35,6 +36,18 @@ func oneTool(t *testing.T, doc string, opts openapi.Options, handle func(w http.
 		t.Fatal(err)
 	}
 	return tools[0], seen
+}
+
+// message is an error's message without its code, "" for nil.
+func message(err error) string {
+	var e *engine.Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	if err != nil {
+		return err.Error()
+	}
+	return ""
 }
 
 func call(tl engine.Tool, args string) (json.RawMessage, error) {
@@ -228,5 +241,153 @@ func TestLongNamespace(t *testing.T) {
 		if !strings.HasPrefix(n, ns+".") || len(n) > openapi.MaxNameChars {
 			t.Errorf("name %s", n)
 		}
+	}
+}
+
+// chainDoc is a document of one operation whose body is component c0, in
+// a chain of n components each only a $ref to the next; the last is end.
+func chainDoc(n int, end string) []byte {
+	var b strings.Builder
+	b.WriteString(`{"openapi":"3.0.3","paths":{"/x":{"post":{"requestBody":{"content":{"application/json":{"schema":{"$ref":"#/components/schemas/c0"}}}},"responses":{}}}},"components":{"schemas":{`)
+	for i := range n - 1 {
+		fmt.Fprintf(&b, `"c%d":{"$ref":"#/components/schemas/c%d"},`, i, i+1)
+	}
+	fmt.Fprintf(&b, `"c%d":%s}}}`, n-1, end)
+	return []byte(b.String())
+}
+
+// TestLongRefChain: components that are only $refs to the next are
+// followed once each, however long the chain: a walk from every component
+// to the chain's end took 12 s for 2,000 links, and hours for a megabyte.
+// A cycle of 100,000 is reported once, and its message stays short. The
+// bound is a generous backstop: the walk is linear by construction.
+func TestLongRefChain(t *testing.T) {
+	const n = 100_000
+	start := time.Now()
+	spec, err := openapi.Parse(chainDoc(n, `{"type":"string"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := openapi.Tools("a", spec, openapi.Options{BaseURL: "http://127.0.0.1:1"}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = openapi.Parse(chainDoc(n, `{"$ref":"#/components/schemas/c0"}`))
+	if err == nil || strings.Count(err.Error(), "a cycle of $refs") != 1 || !strings.Contains(err.Error(), "components.schemas.c0: a cycle of $refs that describes nothing: c0 → c1 → ") ||
+		!strings.Contains(err.Error(), "(100000 components) → c0") || len(err.Error()) > 1000 {
+		t.Errorf("a cycle of %d: %.2000v", n, err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("two chains of %d components took %v", n, d)
+	}
+}
+
+// TestDerefChain: a parameter's $ref may lead through 8 references; a
+// ninth, or a cycle, is a problem at the first, not a hang.
+func TestDerefChain(t *testing.T) {
+	doc := func(hops int, last string) []byte {
+		var b strings.Builder
+		b.WriteString(`{"openapi":"3.0.3","paths":{"/x":{"get":{"parameters":[{"$ref":"#/components/parameters/p1"}],"responses":{}}}},"components":{"parameters":{`)
+		for i := 1; i < hops; i++ {
+			fmt.Fprintf(&b, `"p%d":{"$ref":"#/components/parameters/p%d"},`, i, i+1)
+		}
+		fmt.Fprintf(&b, `"p%d":%s}}}`, hops, last)
+		return []byte(b.String())
+	}
+	q := `{"name":"q","in":"query","schema":{"type":"string"}}`
+	if _, err := openapi.Parse(doc(8, q)); err != nil {
+		t.Errorf("8 references: %v", err)
+	}
+	const want = `paths["/x"].get.parameters[0].$ref: a chain of more than 8 references`
+	for _, c := range []struct {
+		name string
+		doc  []byte
+	}{{"9 references", doc(9, q)}, {"a cycle", doc(3, `{"$ref":"#/components/parameters/p1"}`)}} {
+		if _, err := openapi.Parse(c.doc); message(err) != want {
+			t.Errorf("%s: %v, want %s", c.name, err, want)
+		}
+	}
+}
+
+// TestYAMLDepth: a YAML document nested past 200 is refused, whatever
+// the nesting holds.
+func TestYAMLDepth(t *testing.T) {
+	for _, deep := range []string{strings.Repeat("[", 300) + strings.Repeat("]", 300), strings.Repeat("{a: ", 300) + "1" + strings.Repeat("}", 300)} {
+		_, err := openapi.Parse([]byte("openapi: 3.0.0\npaths: {/a: {get: {responses: {}}}}\nx-deep: " + deep + "\n"))
+		if err == nil || !strings.Contains(err.Error(), "not valid YAML: nested over 200 deep") {
+			t.Errorf("%.20s…: %v", deep, err)
+		}
+	}
+	if _, err := openapi.Parse([]byte("openapi: 3.0.0\npaths: {/a: {get: {responses: {}}}}\nx-deep: " + strings.Repeat("[", 150) + strings.Repeat("]", 150) + "\n")); err != nil {
+		t.Errorf("150 deep: %v", err)
+	}
+}
+
+// TestUnknownKeywords: a schema keyword the converter does not know, or
+// one of a shape 2020-12 refuses, is left out, so that the engine builds
+// every tool; draft 4's dependencies become dependentRequired and
+// dependentSchemas, and a well-formed dependentRequired is kept.
+func TestUnknownKeywords(t *testing.T) {
+	doc := `{"openapi": "3.1.0", "paths": {"/a": {"post": {"operationId": "a", "requestBody": {
+		"content": {"application/json": {"schema": {"$ref": "#/components/schemas/A"}}}}, "responses": {}}}},
+		"components": {"schemas": {"A": {"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}},
+		"dependentRequired": 5, "$anchor": 5, "dependencies": 3, "$vocabulary": 3, "$dynamicRef": "#x", "$dynamicAnchor": 1,
+		"$ref": 4, "madeUp": {"x": 1}, "allOf": [], "const": "c", "default": {"a": "x"},
+		"properties2": {}, "$defs": {"D": 1}, "definitions": 2, "additionalItems": 3, "contentSchema": {"type": "string"},
+		"not": {"dependencies": {"a": ["b", "b", 1], "b": {"required": ["a"]}, "c": 7}, "dependentRequired": {"b": ["a"], "c": [1], "d": 2}}}}}}`
+	tl, _ := oneTool(t, doc, openapi.Options{}, func(w http.ResponseWriter, r *http.Request) {})
+	for _, want := range []string{`"dependentRequired":{"a":["b"],"b":["a"]}`, `"dependentSchemas":{"b":{"required":["a"]}}`, `"const":"c"`, `"default":{"a":"x"}`, `"contentSchema":{"type":"string"}`} {
+		if !strings.Contains(string(tl.InputSchema), want) {
+			t.Errorf("schema lacks %s: %s", want, tl.InputSchema)
+		}
+	}
+	for _, gone := range []string{`$anchor`, `"dependencies"`, `$vocabulary`, `$dynamic`, `madeUp`, `allOf`, `properties2`, `definitions`, `"D"`, `additionalItems`, `"$ref":4`, `"dependentRequired":5`} {
+		if strings.Contains(string(tl.InputSchema), gone) {
+			t.Errorf("schema keeps %s: %s", gone, tl.InputSchema)
+		}
+	}
+}
+
+// TestSharedPartsOnce: a parameter, body or response that operations
+// share through a $ref is converted once: its problem is reported once,
+// at the component, so that the document's other problems are not crowded
+// out; an inline parameter's problem names its index; and a large
+// response shared by 10,000 operations counts once against the bound on
+// schema objects.
+func TestSharedPartsOnce(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"openapi": "3.0.3", "paths": {`)
+	for i := range 60 {
+		fmt.Fprintf(&b, `"/p%02d": {"get": {"parameters": [{"$ref": "#/components/parameters/q"}], "responses": {"200": {"$ref": "#/components/responses/R"}}},
+			"post": {"requestBody": {"$ref": "#/components/requestBodies/B"}, "responses": {}}},`, i)
+	}
+	b.WriteString(`"/z": {"get": {"parameters": [{"name": "ok", "in": "query", "schema": {"type": "string"}}, {"name": "bad", "in": "query", "schema": {"$ref": "#/components/schemas/Gone"}}], "responses": {}}}},
+		"components": {"parameters": {"q": {"name": "q", "in": "query", "schema": {"$ref": "#/components/schemas/Missing"}}},
+		"responses": {"R": {"description": "", "content": {"application/json": {"schema": {"type": "object", "properties": {"r": {"$ref": "#/components/schemas/Lost"}}}}}}},
+		"requestBodies": {"B": {"content": {"application/json": {"schema": {"allOf": 1}}}}},
+		"schemas": {"S": 7}}}`)
+	_, err := openapi.Parse([]byte(b.String()))
+	want := `components.parameters.q.schema.$ref: no component schema "Missing"; ` +
+		`components.responses.R.content["application/json"].schema.properties.r.$ref: no component schema "Lost"; ` +
+		`components.requestBodies.B.content["application/json"].schema.allOf: want a list of schemas, got the number 1; ` +
+		`paths["/z"].get.parameters[1].schema.$ref: no component schema "Gone"; ` +
+		`components.schemas.S: want a schema (an object), got the number 7`
+	if message(err) != want {
+		t.Errorf("= %v\nwant %s", err, want)
+	}
+
+	b.Reset()
+	b.WriteString(`{"openapi": "3.0.3", "paths": {`)
+	for i := range openapi.MaxOperations {
+		fmt.Fprintf(&b, `"/p%d": {"get": {"responses": {"200": {"$ref": "#/components/responses/Big"}}}},`, i)
+	}
+	b.WriteString(`"/q": {"get": {"responses": {}}}}, "components": {"responses": {"Big": {"description": "", "content": {"application/json": {"schema": {"type": "object", "properties": {`)
+	for i := range 60 {
+		fmt.Fprintf(&b, `"p%d": {"type": "string"},`, i)
+	}
+	b.WriteString(`"last": {"type": "string"}}}}}}}}}`)
+	// 10,001 operations: over MaxOperations by the last, so that the
+	// document is read to its end; the only problem is that one.
+	if _, err := openapi.Parse([]byte(b.String())); message(err) != "paths: more than 10000 operations" {
+		t.Errorf("a 62-object response shared by 10,000 operations: %v", err)
 	}
 }

@@ -1,7 +1,6 @@
 package openapi
 
 import (
-	"fmt"
 	"maps"
 	"regexp"
 	"slices"
@@ -78,11 +77,12 @@ func readPaths(doc map[string]any, set *schemaSet, p *strictjson.Problems) []Ope
 		}
 		return nil
 	}
-	r := &reader{doc: doc, set: set, p: p, ids: map[string]string{}}
+	r := &reader{doc: doc, set: set, p: p, ids: map[string]string{},
+		params: map[string]paramRead{}, bodies: map[string]*Body{}, results: map[string]any{}}
 	var ops []Operation
 	for _, path := range slices.Sorted(maps.Keys(paths)) {
 		at := strictjson.Member("paths", path)
-		item, ok := r.deref(paths[path], at)
+		item, _, ok := r.deref(paths[path], at)
 		if !ok {
 			continue
 		}
@@ -90,7 +90,7 @@ func readPaths(doc map[string]any, set *schemaSet, p *strictjson.Problems) []Ope
 			p.Addf(at, "a path starts with /")
 			continue
 		}
-		shared := r.params(item["parameters"], strictjson.Member(at, "parameters"))
+		shared := r.paramList(item["parameters"], strictjson.Member(at, "parameters"))
 		for _, m := range methods {
 			raw, ok := item[m]
 			if !ok {
@@ -117,32 +117,65 @@ type reader struct {
 	set *schemaSet
 	p   *strictjson.Problems
 	ids map[string]string // operationId → where first seen
+
+	// What was read of a parameter, body or response that operations share
+	// through a $ref, by the $ref it was reached by last: converted once,
+	// its problems reported once and at the component, however many
+	// operations use it (its schema objects count once against maxNodes).
+	params  map[string]paramRead
+	bodies  map[string]*Body
+	results map[string]any
 }
 
+// paramRead is a parameter as read: ok false when it is not one (a
+// problem was reported, or it is a header OpenAPI says to ignore).
+type paramRead struct {
+	p  Param
+	ok bool
+}
+
+// maxRefHops bounds the $refs followed from one use of a parameter, body,
+// response or path item: a chain that long is a mistake, or a cycle.
+const maxRefHops = 8
+
 // deref follows an object's $ref (a parameter's, a body's, a response's,
-// a path item's), up to a few hops, and wants an object there.
-func (r *reader) deref(v any, at string) (map[string]any, bool) {
-	for range 8 {
+// a path item's), up to maxRefHops of them, and wants an object there. It
+// returns the object, the last $ref followed ("" for none) and the path
+// of the object (at for an object written in place).
+func (r *reader) deref(v any, at string) (map[string]any, string, bool) {
+	last := ""
+	for hops := 0; hops <= maxRefHops; hops++ {
 		m, ok := v.(map[string]any)
 		if !ok {
 			r.p.Addf(at, "want an object, got %s", describe(v))
-			return nil, false
+			return nil, "", false
 		}
 		ref, ok := m["$ref"].(string)
 		if !ok {
-			return m, true
+			return m, last, true
 		}
 		if !strings.HasPrefix(ref, "#") {
 			r.p.Addf(strictjson.Member(at, "$ref"), "external reference %s: only references within the document are read", strictjson.Quote(ref))
-			return nil, false
+			return nil, "", false
 		}
-		if v, ok = resolvePointer(r.doc, ref); !ok {
+		if v, _, ok = resolvePointer(r.doc, ref); !ok {
 			r.p.Addf(strictjson.Member(at, "$ref"), "nothing at %s", strictjson.Quote(ref))
-			return nil, false
+			return nil, "", false
 		}
+		last = ref
 	}
-	r.p.Addf(strictjson.Member(at, "$ref"), "a chain of more than 8 references")
-	return nil, false
+	r.p.Addf(strictjson.Member(at, "$ref"), "a chain of more than %d references", maxRefHops)
+	return nil, "", false
+}
+
+// where is the path an object reached by ref lives at: the path ref
+// points to, or at itself when ref is "" (written in place).
+func (r *reader) where(ref, at string) string {
+	if ref == "" {
+		return at
+	}
+	_, path, _ := resolvePointer(r.doc, ref)
+	return path
 }
 
 // operation reads one operation.
@@ -164,12 +197,9 @@ func (r *reader) operation(path, method string, raw any, shared []Param, at stri
 	op.Summary, _ = m["summary"].(string)
 	op.Description, _ = m["description"].(string)
 	op.Deprecated, _ = m["deprecated"].(bool)
-	own := r.params(m["parameters"], strictjson.Member(at, "parameters"))
+	own := r.paramList(m["parameters"], strictjson.Member(at, "parameters"))
 	op.Params = mergeParams(shared, own)
 	r.checkPathParams(&op, at)
-	for i := range op.Params {
-		op.Params[i].Schema = r.schema(op.Params[i].Schema, strictjson.Member(at, "parameters"))
-	}
 	if body, ok := m["requestBody"]; ok {
 		op.Body = r.body(body, strictjson.Member(at, "requestBody"))
 	}
@@ -179,8 +209,8 @@ func (r *reader) operation(path, method string, raw any, shared []Param, at stri
 	return op, true
 }
 
-// params reads a parameters list.
-func (r *reader) params(raw any, at string) []Param {
+// paramList reads a parameters list, each schema converted.
+func (r *reader) paramList(raw any, at string) []Param {
 	if raw == nil {
 		return nil
 	}
@@ -191,43 +221,62 @@ func (r *reader) params(raw any, at string) []Param {
 	}
 	var out []Param
 	for i, e := range list {
-		pat := strictjson.Index(at, i)
-		m, ok := r.deref(e, pat)
+		m, ref, ok := r.deref(e, strictjson.Index(at, i))
 		if !ok {
 			continue
 		}
-		prm := Param{}
-		prm.Name, _ = m["name"].(string)
-		prm.In, _ = m["in"].(string)
-		prm.Required, _ = m["required"].(bool)
-		prm.Description, _ = m["description"].(string)
-		switch {
-		case prm.Name == "":
-			r.p.Addf(strictjson.Member(pat, "name"), "missing: a parameter has a name")
-			continue
-		case !slices.Contains([]string{"path", "query", "header", "cookie"}, prm.In):
-			r.p.Addf(strictjson.Member(pat, "in"), "want path, query, header or cookie, got %s", describe(m["in"]))
-			continue
+		read, done := r.params[ref]
+		if !done {
+			read = r.param(m, r.where(ref, strictjson.Index(at, i)))
+			if ref != "" {
+				r.params[ref] = read
+			}
 		}
-		if prm.In == "header" && ignoredHeader(prm.Name) {
-			continue // OpenAPI: such a parameter SHALL be ignored (the configured headers say them)
+		if read.ok {
+			out = append(out, read.p)
 		}
-		style, _ := m["style"].(string)
-		explode, given := m["explode"].(bool)
-		prm.Explode = explode || (!given && (style == "" || style == "form"))
-		if s, ok := m["schema"]; ok {
-			prm.Schema = s
-		} else if content, ok := m["content"].(map[string]any); ok && len(content) > 0 {
-			mt := slices.Sorted(maps.Keys(content))[0]
-			c, _ := content[mt].(map[string]any)
-			prm.Schema, prm.JSON = c["schema"], true
-		}
-		if prm.Schema == nil {
-			prm.Schema = map[string]any{}
-		}
-		out = append(out, prm)
 	}
 	return out
+}
+
+// param reads the parameter m, which is at pat.
+func (r *reader) param(m map[string]any, pat string) paramRead {
+	prm := Param{}
+	prm.Name, _ = m["name"].(string)
+	prm.In, _ = m["in"].(string)
+	prm.Required, _ = m["required"].(bool)
+	prm.Description, _ = m["description"].(string)
+	switch {
+	case prm.Name == "":
+		r.p.Addf(strictjson.Member(pat, "name"), "missing: a parameter has a name")
+		return paramRead{}
+	case !slices.Contains([]string{"path", "query", "header", "cookie"}, prm.In):
+		r.p.Addf(strictjson.Member(pat, "in"), "want path, query, header or cookie, got %s", describe(m["in"]))
+		return paramRead{}
+	}
+	if prm.In == "header" && ignoredHeader(prm.Name) {
+		return paramRead{} // OpenAPI: such a parameter SHALL be ignored (the configured headers say them)
+	}
+	style, _ := m["style"].(string)
+	explode, given := m["explode"].(bool)
+	prm.Explode = explode || (!given && (style == "" || style == "form"))
+	var schema any = map[string]any{}
+	sat := strictjson.Member(pat, "schema")
+	if s, ok := m["schema"]; ok {
+		schema = s
+	} else if content, ok := m["content"].(map[string]any); ok && len(content) > 0 {
+		mt := slices.Sorted(maps.Keys(content))[0]
+		c, _ := content[mt].(map[string]any)
+		if s, ok := c["schema"]; ok {
+			schema, sat = s, strictjson.Member(strictjson.Member(strictjson.Member(pat, "content"), mt), "schema")
+		}
+		prm.JSON = true
+	}
+	if schema == nil {
+		schema = map[string]any{}
+	}
+	prm.Schema = r.schema(schema, sat)
+	return paramRead{p: prm, ok: true}
 }
 
 // ignoredHeader reports whether a header parameter is one OpenAPI says to
@@ -276,10 +325,22 @@ func (r *reader) schema(v any, at string) any {
 
 // body reads a request body.
 func (r *reader) body(raw any, at string) *Body {
-	m, ok := r.deref(raw, at)
+	m, ref, ok := r.deref(raw, at)
 	if !ok {
 		return nil
 	}
+	if b, done := r.bodies[ref]; done {
+		return b
+	}
+	b := r.readBody(m, r.where(ref, at))
+	if ref != "" {
+		r.bodies[ref] = b
+	}
+	return b
+}
+
+// readBody reads the request body m, which is at at.
+func (r *reader) readBody(m map[string]any, at string) *Body {
 	content, _ := m["content"].(map[string]any)
 	if len(content) == 0 {
 		r.p.Addf(strictjson.Member(at, "content"), "missing: a request body has at least one media type")
@@ -317,21 +378,34 @@ func (r *reader) result(raw any, at string) any {
 		if !(strings.HasPrefix(code, "2") && len(code) == 3) {
 			continue
 		}
-		resp, ok := r.deref(m[code], strictjson.Member(at, code))
+		resp, ref, ok := r.deref(m[code], strictjson.Member(at, code))
 		if !ok {
 			continue
 		}
-		content, _ := resp["content"].(map[string]any)
-		for _, mt := range slices.Sorted(maps.Keys(content)) {
-			if !isJSON(mt) {
-				continue
-			}
-			c, _ := content[mt].(map[string]any)
-			if s, ok := c["schema"]; ok {
-				return r.schema(s, fmt.Sprintf("%s.content[%q].schema", strictjson.Member(at, code), mt))
-			}
+		if s, done := r.results[ref]; done {
+			return s
 		}
-		return nil
+		s := r.response(resp, r.where(ref, strictjson.Member(at, code)))
+		if ref != "" {
+			r.results[ref] = s
+		}
+		return s
+	}
+	return nil
+}
+
+// response is the schema of the response m's first JSON content, nil when
+// it has none; m is at at.
+func (r *reader) response(m map[string]any, at string) any {
+	content, _ := m["content"].(map[string]any)
+	for _, mt := range slices.Sorted(maps.Keys(content)) {
+		if !isJSON(mt) {
+			continue
+		}
+		c, _ := content[mt].(map[string]any)
+		if s, ok := c["schema"]; ok {
+			return r.schema(s, strictjson.Member(strictjson.Member(strictjson.Member(at, "content"), mt), "schema"))
+		}
 	}
 	return nil
 }

@@ -74,25 +74,50 @@ func newSchemaSet(doc map[string]any, v30 bool) *schemaSet {
 
 // refCycles reports components that are only a $ref to one another round
 // a cycle (A is B, B is A): they describe no value, and a validator finds
-// that out at every call.
+// that out at every call. Each component is walked once (white, grey while
+// on the current walk, black once done), so that a chain of 100,000
+// components costs 100,000 steps, not one walk from each.
 func (s *schemaSet) refCycles() {
+	const (
+		white = iota
+		grey
+		black
+	)
+	colour := make(map[string]int, len(s.comps))
 	for _, name := range slices.Sorted(maps.Keys(s.comps)) {
-		path := []string{name}
-		for cur := name; ; {
+		var walk []string
+		cur := name
+		for colour[cur] == white {
+			colour[cur] = grey
+			walk = append(walk, cur)
 			next, ok := onlyRef(s.comps[cur])
 			if !ok {
 				break
 			}
-			if i := slices.Index(path, next); i >= 0 {
-				if i == 0 && name == slices.Min(path) { // once, at the cycle's first member by name
-					at := strictjson.Member(strictjson.Member("components", "schemas"), name)
-					s.addProblem(at, "a cycle of $refs that describes nothing: "+strings.Join(append(path, next), " → "))
-				}
+			if colour[next] == grey { // a cycle: the walk from next on
+				s.refCycle(walk[slices.Index(walk, next):])
 				break
 			}
-			path, cur = append(path, next), next
+			cur = next
+		}
+		for _, n := range walk {
+			colour[n] = black
 		}
 	}
+}
+
+// refCycle reports a cycle of components once, at its first member by
+// name, naming at most the first few of a long one.
+func (s *schemaSet) refCycle(cycle []string) {
+	first := slices.Index(cycle, slices.Min(cycle))
+	cycle = append(cycle[first:len(cycle):len(cycle)], cycle[:first]...)
+	const shown = 8
+	names := cycle
+	if len(cycle) > shown {
+		names = append(cycle[:shown:shown], fmt.Sprintf("… (%d components)", len(cycle)))
+	}
+	at := strictjson.Member(strictjson.Member("components", "schemas"), cycle[0])
+	s.addProblem(at, "a cycle of $refs that describes nothing: "+strings.Join(append(names, cycle[0]), " → "))
 }
 
 // onlyRef is the component a component is nothing but a $ref to.
@@ -163,18 +188,30 @@ func (s *schemaSet) addProblem(path, msg string) {
 	s.probs = append(s.probs, strictjson.Problem{Path: path, Message: msg})
 }
 
+// The keywords a converted schema keeps are JSON Schema 2020-12's, each
+// checked for the shape its metaschema wants; any other is left out. The
+// engine compiles a tool's schema against that metaschema, and a component
+// reaches every tool that uses it: one "dependentRequired": 5 kept would
+// fail all of them at Build. Left out without a look, as every keyword
+// object's switch does not name: what documents and constrains nothing a
+// model needs (example, xml, x-…); $defs and definitions, which no
+// converted $ref points into (each is resolved against the document); what
+// the converter cannot follow ($anchor, $dynamicRef) or 2020-12 does not
+// read (3.0's discriminator, additionalItems but after a list of items).
+//
 // schemaKeys are the keywords whose value is a schema; schemaListKeys hold
-// a list of schemas; schemaMapKeys a map of them.
+// a non-empty list of schemas; schemaMapKeys a map of them.
 var (
 	schemaKeys = map[string]bool{"items": true, "additionalProperties": true, "not": true, "contains": true,
 		"propertyNames": true, "if": true, "then": true, "else": true, "unevaluatedProperties": true,
-		"unevaluatedItems": true, "additionalItems": true, "contentSchema": true}
+		"unevaluatedItems": true, "contentSchema": true}
 	schemaListKeys = map[string]bool{"allOf": true, "anyOf": true, "oneOf": true, "prefixItems": true}
-	schemaMapKeys  = map[string]bool{"properties": true, "$defs": true,
-		"definitions": true, "dependentSchemas": true}
-	// dropKeys document and constrain nothing a model needs.
-	dropKeys = map[string]bool{"example": true, "examples": true, "externalDocs": true, "xml": true,
-		"discriminator": true, "$schema": true, "$id": true, "$comment": true}
+	schemaMapKeys  = map[string]bool{"properties": true, "dependentSchemas": true}
+	// stringKeys annotate with a string.
+	stringKeys = map[string]bool{"format": true, "title": true, "description": true,
+		"contentMediaType": true, "contentEncoding": true}
+	// boolKeys take true or false.
+	boolKeys  = map[string]bool{"uniqueItems": true, "readOnly": true, "writeOnly": true, "deprecated": true}
 	jsonTypes = map[string]bool{"object": true, "array": true, "string": true, "number": true,
 		"integer": true, "boolean": true, "null": true}
 )
@@ -228,7 +265,7 @@ func (c *converter) ref(ref string, v map[string]any, at string, depth int) any 
 	if c.visiting[ref] {
 		return map[string]any{} // a cycle outside components: any value
 	}
-	target, ok := resolvePointer(c.set.doc, ref)
+	target, _, ok := resolvePointer(c.set.doc, ref)
 	if !ok {
 		c.add(strictjson.Member(at, "$ref"), "nothing at "+strictjson.Quote(ref))
 		return map[string]any{}
@@ -243,15 +280,16 @@ func (c *converter) object(v map[string]any, at string, depth int) any {
 	out := make(map[string]any, len(v))
 	for k, val := range v {
 		switch {
-		case strings.HasPrefix(k, "x-") || dropKeys[k]:
 		case k == "items" && isList(val): // draft 4's tuple form
-			out["prefixItems"] = c.list(val.([]any), strictjson.Member(at, k), depth)
-		case schemaKeys[k]:
-			if _, isBool := val.(bool); isBool {
-				out[k] = val
-			} else {
-				out[k] = c.convert(val, strictjson.Member(at, k), depth+1)
+			// 3.1's own prefixItems, when it has one too, wins.
+			if list := c.list(val.([]any), strictjson.Member(at, k), depth); len(list) > 0 && !isList(v["prefixItems"]) {
+				out["prefixItems"] = list
 			}
+			if ai, ok := v["additionalItems"]; ok { // what follows the tuple
+				out["items"] = c.subschema(ai, strictjson.Member(at, "additionalItems"), depth)
+			}
+		case schemaKeys[k]:
+			out[k] = c.subschema(val, strictjson.Member(at, k), depth)
 		case k == "patternProperties":
 			// Keys the engine's regular expressions cannot compile are left
 			// out, as patterns are.
@@ -269,7 +307,9 @@ func (c *converter) object(v map[string]any, at string, depth int) any {
 				c.add(strictjson.Member(at, k), "want a list of schemas, got "+describe(val))
 				continue
 			}
-			out[k] = c.list(list, strictjson.Member(at, k), depth)
+			if len(list) > 0 { // 2020-12 wants one at least
+				out[k] = c.list(list, strictjson.Member(at, k), depth)
+			}
 		case schemaMapKeys[k]:
 			m, ok := val.(map[string]any)
 			if !ok {
@@ -291,20 +331,17 @@ func (c *converter) object(v map[string]any, at string, depth int) any {
 			}
 		case k == "type":
 			c.typeOf(out, val)
-		case k == "nullable", k == "exclusiveMinimum", k == "exclusiveMaximum":
-			// After the loop: they change other keywords.
 		case k == "required":
 			// 3.0 lets a property say "required": true, which means
 			// nothing; 2020-12 wants distinct names.
-			var names []any
-			list, _ := val.([]any)
-			for _, n := range list {
-				if _, ok := n.(string); ok && !slices.Contains(names, n) {
-					names = append(names, n)
-				}
-			}
-			if names != nil {
+			if names := names(val); names != nil {
 				out[k] = names
+			}
+		case k == "dependentRequired":
+			if m, ok := val.(map[string]any); ok {
+				for name, list := range m {
+					addDependent(out, name, list)
+				}
 			}
 		case counts[k]:
 			if n, ok := val.(json.Number); ok && isCount(n) {
@@ -322,16 +359,16 @@ func (c *converter) object(v map[string]any, at string, depth int) any {
 			if list, ok := val.([]any); ok {
 				out[k] = list
 			}
-		case k == "uniqueItems", k == "readOnly", k == "writeOnly", k == "deprecated":
+		case k == "const", k == "default":
+			out[k] = val
+		case boolKeys[k]:
 			if b, ok := val.(bool); ok {
 				out[k] = b
 			}
-		case k == "format", k == "title", k == "description", k == "contentMediaType", k == "contentEncoding":
+		case stringKeys[k]:
 			if str, ok := val.(string); ok {
 				out[k] = str
 			}
-		default:
-			out[k] = val
 		}
 	}
 	// A keyword of the wrong type (a "minLength": -1, a "required" of
@@ -339,10 +376,70 @@ func (c *converter) object(v map[string]any, at string, depth int) any {
 	// Build: it constrains what the API checks anyway.
 	exclusive(out, v, "exclusiveMinimum", "minimum")
 	exclusive(out, v, "exclusiveMaximum", "maximum")
+	c.dependencies(out, v["dependencies"], strictjson.Member(at, "dependencies"), depth)
 	if c.set.v30 && v["nullable"] == true {
 		return nullable(out)
 	}
 	return out
+}
+
+// subschema converts the value of a keyword that holds one schema, which
+// may be a boolean.
+func (c *converter) subschema(v any, at string, depth int) any {
+	if b, ok := v.(bool); ok {
+		return b
+	}
+	return c.convert(v, at, depth+1)
+}
+
+// names is a list's distinct strings, nil when it has none.
+func names(v any) []any {
+	var out []any
+	list, _ := v.([]any)
+	for _, n := range list {
+		if _, ok := n.(string); ok && !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// addDependent adds a dependentRequired entry of the distinct names a
+// list holds, unless it holds none (which requires nothing) or the schema
+// has an entry for the name already.
+func addDependent(out map[string]any, name string, list any) {
+	req, _ := out["dependentRequired"].(map[string]any)
+	n := names(list)
+	if _, dup := req[name]; dup || n == nil {
+		return
+	}
+	if req == nil {
+		req = map[string]any{}
+		out["dependentRequired"] = req
+	}
+	req[name] = n
+}
+
+// dependencies turns draft 4's dependencies into 2020-12's keywords: a
+// list of names into dependentRequired, a schema into dependentSchemas.
+func (c *converter) dependencies(out map[string]any, v any, at string, depth int) {
+	m, _ := v.(map[string]any)
+	for _, name := range slices.Sorted(maps.Keys(m)) {
+		switch e := m[name].(type) {
+		case []any:
+			addDependent(out, name, e)
+		case map[string]any, bool:
+			ds, _ := out["dependentSchemas"].(map[string]any)
+			if _, dup := ds[name]; dup {
+				continue
+			}
+			if ds == nil {
+				ds = map[string]any{}
+				out["dependentSchemas"] = ds
+			}
+			ds[name] = c.subschema(e, strictjson.Member(at, name), depth)
+		}
+	}
 }
 
 // counts are the keywords whose value is a count: a non-negative integer.
@@ -423,36 +520,38 @@ func nullable(out map[string]any) any {
 	return out
 }
 
-// resolvePointer finds the value a local $ref ("#/a/b~1c") points at.
-func resolvePointer(doc map[string]any, ref string) (any, bool) {
+// resolvePointer finds the value a local $ref ("#/a/b~1c") points at, and
+// its path (a["b/c"]), where the problems found in it are reported.
+func resolvePointer(doc map[string]any, ref string) (any, string, bool) {
 	frag := strings.TrimPrefix(ref, "#")
 	if frag == "" {
-		return doc, true
+		return doc, "", true
 	}
 	if !strings.HasPrefix(frag, "/") {
-		return nil, false
+		return nil, "", false
 	}
 	var cur any = doc
+	path := ""
 	for _, seg := range strings.Split(frag[1:], "/") {
 		seg = unescapePointer(seg)
 		switch v := cur.(type) {
 		case map[string]any:
 			next, ok := v[seg]
 			if !ok {
-				return nil, false
+				return nil, "", false
 			}
-			cur = next
+			cur, path = next, strictjson.Member(path, seg)
 		case []any:
 			i, ok := index(seg, len(v))
 			if !ok {
-				return nil, false
+				return nil, "", false
 			}
-			cur = v[i]
+			cur, path = v[i], strictjson.Index(path, i)
 		default:
-			return nil, false
+			return nil, "", false
 		}
 	}
-	return cur, true
+	return cur, path, true
 }
 
 func index(seg string, n int) (int, bool) {

@@ -76,40 +76,35 @@ func Parse(data []byte) (*Spec, error) {
 // decode reads JSON (numbers kept as written) or YAML into the same tree:
 // map[string]any, []any, string, json.Number, bool and nil.
 func decode(data []byte) (map[string]any, error) {
-	trimmed := bytes.TrimLeft(data, " \t\r\n\ufeff")
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
+	trimmed := bytes.TrimLeft(data, " \t\r\n")
 	if len(trimmed) == 0 {
 		return nil, errors.New("the document is empty")
 	}
 	var v any
 	if trimmed[0] == '{' {
-		return decodeJSON(trimmed)
+		d := json.NewDecoder(bytes.NewReader(data))
+		d.UseNumber()
+		if err := d.Decode(&v); err != nil {
+			// A position, since the document may be 13 MB of one line.
+			where, why := strictjson.SyntaxProblem(data, err)
+			if where != "" {
+				return nil, fmt.Errorf("not valid JSON at %s: %s", where, why)
+			}
+			return nil, fmt.Errorf("not valid JSON: %s", why)
+		}
+		if _, err := d.Token(); err != io.EOF {
+			return nil, errors.New("not valid JSON: data after the document")
+		}
 	} else {
 		// The YAML decoder refuses excessive aliasing ("billion laughs").
-		if err := yaml.Unmarshal(trimmed, &v); err != nil {
+		err := yaml.Unmarshal(trimmed, &v)
+		if err == nil {
+			v, err = fromYAML(v, 0)
+		}
+		if err != nil {
 			return nil, fmt.Errorf("not valid YAML: %v", err)
 		}
-		var err error
-		if v, err = fromYAML(v, 0); err != nil {
-			return nil, fmt.Errorf("not valid YAML: %v", err)
-		}
-	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		return nil, errors.New("the document is not an object")
-	}
-	return m, nil
-}
-
-// decodeJSON decodes a JSON document into the tree decode returns.
-func decodeJSON(data []byte) (map[string]any, error) {
-	var v any
-	d := json.NewDecoder(bytes.NewReader(data))
-	d.UseNumber()
-	if err := d.Decode(&v); err != nil {
-		return nil, fmt.Errorf("not valid JSON: %v", err)
-	}
-	if _, err := d.Token(); err != io.EOF {
-		return nil, errors.New("not valid JSON: data after the document")
 	}
 	m, ok := v.(map[string]any)
 	if !ok {

@@ -374,6 +374,7 @@ func TestBadDocuments(t *testing.T) {
 	for _, c := range []struct{ name, doc, want string }{
 		{"empty", ``, "the document is empty"},
 		{"not JSON", `{"openapi": `, "not valid JSON"},
+		{"not JSON, where", "\ufeff\n{\"openapi\": \"3.0.0\",\n  \"paths\": {\"/é\": }}", "not valid JSON at line 3, column 19: invalid character '}' looking for beginning of value"},
 		{"trailing", `{"openapi": "3.0.0"} {}`, "data after the document"},
 		{"a list", `[1]`, "the document is not an object"},
 		{"swagger", `{"swagger": "2.0"}`, "swagger: a Swagger 2.0 document; convert it to OpenAPI 3 first"},

@@ -102,16 +102,31 @@ func position(data []byte, off int) string {
 }
 
 func syntaxMessage(data []byte, err error) string {
+	if errors.Is(err, io.EOF) {
+		return "empty input: want a JSON object"
+	}
+	where, why := SyntaxProblem(data, err)
+	if where == "" {
+		return "malformed JSON: " + why
+	}
+	return "malformed JSON at " + where + ": " + why
+}
+
+// SyntaxProblem says where and why data is not JSON, from the error
+// encoding/json returned decoding it: where is "line 2, column 11" (columns
+// in characters), or "" when the error names no place (the input ended
+// early); why is "invalid character 'x' looking for beginning of value", or
+// "unexpected end of input". A caller reading a large document (a 13 MB
+// API description) needs the where to find its mistake.
+func SyntaxProblem(data []byte, err error) (where, why string) {
 	var syn *json.SyntaxError
 	switch {
-	case errors.Is(err, io.EOF):
-		return "empty input: want a JSON object"
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		return "malformed JSON: unexpected end of input"
+		return "", "unexpected end of input"
 	case errors.As(err, &syn):
-		return fmt.Sprintf("malformed JSON at %s: %s", position(data, int(syn.Offset)-1), strings.TrimPrefix(syn.Error(), "json: "))
+		return position(data, int(syn.Offset)-1), strings.TrimPrefix(syn.Error(), "json: ")
 	}
-	return "malformed JSON: " + strings.TrimPrefix(err.Error(), "json: ")
+	return "", strings.TrimPrefix(err.Error(), "json: ")
 }
 
 type decoder struct {
