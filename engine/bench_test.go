@@ -127,3 +127,38 @@ func BenchmarkBuildWhiteboard(b *testing.B) {
 		}
 	}
 }
+
+// schemaOf is an input schema of objects JSON objects (odd, at least 5):
+// an object whose properties are each a $ref into $defs, the shape the
+// schema compiler takes longest over; tag makes it distinct.
+func schemaOf(tag string, objects int) json.RawMessage {
+	k := (objects - 3) / 2
+	var props, defs strings.Builder
+	for i := range k {
+		if i > 0 {
+			props.WriteString(",")
+			defs.WriteString(",")
+		}
+		fmt.Fprintf(&props, `"p%d":{"$ref":"#/$defs/d%d"}`, i, i)
+		fmt.Fprintf(&defs, `"d%d":{"type":"string"}`, i)
+	}
+	return json.RawMessage(fmt.Sprintf(`{"type":"object","description":%q,"properties":{%s},"$defs":{%s}}`, tag, props.String(), defs.String()))
+}
+
+// BenchmarkBuildSchemaBounds is Build at the bounds on input schemas: 50
+// distinct ones of 3,999 objects each, 199,950 in all, just under the
+// engine's 200,000 — the longest a catalog's schemas can make Build take.
+func BenchmarkBuildSchemaBounds(b *testing.B) {
+	var tools []engine.Tool
+	for i := range 50 {
+		tools = append(tools, engine.Tool{
+			Name: fmt.Sprintf("t%d", i), InputSchema: schemaOf(fmt.Sprint(i), 3999),
+			Handler: func(context.Context, json.RawMessage) (json.RawMessage, error) { return nil, nil },
+		})
+	}
+	for b.Loop() {
+		if _, err := engine.NewBuilder().Add(tools...).Build(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

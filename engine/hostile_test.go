@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -256,4 +257,36 @@ func cmpBool(a, b bool) int {
 		return 1
 	}
 	return -1
+}
+
+// TestSchemaObjectBounds: a tool's input schema of more than 4,000 JSON
+// objects, or schemas of more than 200,000 together, are Build problems
+// naming the tool — the schema compiler's time grows with the square of a
+// schema's size: a chain of 100,000 $refs took Build 4 minutes 49 s.
+func TestSchemaObjectBounds(t *testing.T) {
+	tool := func(name string, schema json.RawMessage) engine.Tool {
+		return engine.Tool{Name: name, InputSchema: schema, Handler: func(context.Context, json.RawMessage) (json.RawMessage, error) { return nil, nil }}
+	}
+	if _, err := engine.NewBuilder().Add(tool("big", schemaOf("a", 3999))).Build(); err != nil {
+		t.Errorf("3,999 objects: %v", err)
+	}
+	_, err := engine.NewBuilder().Add(tool("ok", schemaOf("a", 5)), tool("huge", schemaOf("b", 4001))).Build()
+	if want := `tool "huge": input schema: the schema has more than 4000 JSON objects`; err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), `"ok"`) {
+		t.Errorf("4,001 objects: %v, want %s", err, want)
+	}
+	// Objects in an annotation count too (cheap to compile, so the test
+	// is quick): 51 distinct schemas of 3,999, and the 51st is over.
+	annotated := func(tag string) json.RawMessage {
+		return json.RawMessage(`{"type":"object","description":"` + tag + `","default":[` + strings.Repeat(`{},`, 3997) + `{}]}`)
+	}
+	var tools []engine.Tool
+	for i := range 51 {
+		tools = append(tools, tool(fmt.Sprintf("t%02d", i), annotated(fmt.Sprint(i))))
+	}
+	tools = append(tools, tool("same", annotated("0")), tool("small", schemaOf("c", 5)))
+	_, err = engine.NewBuilder().Add(tools...).Build()
+	const want = `tool "t50": input schema: the tools' input schemas before it hold 199950 JSON objects and this one 3999, more than the 200000`
+	if err == nil || !strings.Contains(err.Error(), want) || strings.Count(err.Error(), "input schema:") != 1 {
+		t.Errorf("51 schemas of 3,999 objects: %v, want only %s", err, want)
+	}
 }
