@@ -2,6 +2,7 @@ package openapi_test
 
 import (
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/codemode-dev/codemode/bindings/openapi"
@@ -11,7 +12,8 @@ import (
 // FuzzParse: no document makes Parse or Tools panic or hang, and the tools
 // of every document Parse accepts are tools the engine builds: a schema
 // keyword the engine's validator would refuse is left out, or Parse says
-// what is wrong.
+// what is wrong (or, for a schema over the engine's bounds on size, Build
+// names the tool).
 func FuzzParse(f *testing.F) {
 	pets, err := os.ReadFile("testdata/pets.yaml")
 	if err != nil {
@@ -38,7 +40,10 @@ func FuzzParse(f *testing.F) {
 		if len(tools) != len(spec.Operations) {
 			t.Fatalf("%d tools for %d operations", len(tools), len(spec.Operations))
 		}
-		if _, err := engine.NewBuilder().Add(tools...).Build(); err != nil {
+		// The engine's bounds on a schema's size are its own to enforce
+		// (a document of chained $refs may reach them): Build names the
+		// tool.
+		if _, err := engine.NewBuilder().Add(tools...).Build(); err != nil && !strings.Contains(err.Error(), " JSON objects") {
 			t.Fatalf("Parse and Tools accepted the document but Build refused it: %v\n%q", err, doc)
 		}
 	})
