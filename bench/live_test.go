@@ -105,6 +105,11 @@ func newEngine(t *testing.T) *engine.Engine {
 	return eng
 }
 
+// scenariosNamed is the whiteboard's scenario of that name.
+func scenariosNamed(name string) []bench.Scenario {
+	return slices.DeleteFunc(scenarios.All(), func(s bench.Scenario) bool { return s.Name != name })
+}
+
 // TestLiveAgainstAFakeEndpoint: the live model runs every strategy of a
 // scenario through an OpenAI-compatible endpoint, with the key as a bearer
 // token, and the provider's usage is what the report counts.
@@ -116,12 +121,7 @@ func TestLiveAgainstAFakeEndpoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var retro []bench.Scenario
-	for _, s := range scenarios.All() {
-		if s.Name == "retro" {
-			retro = append(retro, s)
-		}
-	}
+	retro := scenariosNamed("retro")
 	rep, err := bench.Run(t.Context(), bench.Config{
 		Engine:    newEngine(t),
 		Model:     func(bench.Strategy) bench.Model { return model },
@@ -198,12 +198,7 @@ func TestLiveRequestTooBig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var retro []bench.Scenario
-	for _, s := range scenarios.All() {
-		if s.Name == "retro" {
-			retro = append(retro, s)
-		}
-	}
+	retro := scenariosNamed("retro")
 	rep, err := bench.Run(t.Context(), bench.Config{
 		Engine: newEngine(t),
 		Model:  func(bench.Strategy) bench.Model { return model },
