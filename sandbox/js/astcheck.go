@@ -4,9 +4,7 @@ import (
 	"fmt"
 	"math/big"
 	"reflect"
-	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/dop251/goja/ast"
 	"github.com/dop251/goja/file"
@@ -181,10 +179,7 @@ func nodeFields(t reflect.Type) []int {
 func (w *astWalker) fail(at file.Idx, msg string) {
 	e := &Error{Code: CodeSyntaxError, Message: msg}
 	if off := int(at) - 1; off >= 0 && off <= len(w.src) {
-		before := w.src[:off]
-		lineAt := strings.LastIndexByte(before, '\n') + 1
-		e.Line = strings.Count(before, "\n") + 1
-		e.Column = utf8.RuneCountInString(before[lineAt:]) + 1
+		e.Line, e.Column = jsPosition(w.src, off)
 	}
 	w.err = e
 }

@@ -177,17 +177,70 @@ func (s *Script) position(line, col int) (int, int) {
 }
 
 // sourceText is the code as sent, for mapping positions back into it.
+// Its lines end at \n, as an error's Line counts them (and precheck's);
+// goja and esbuild end a line at \r and U+2028/U+2029 too.
 type sourceText struct {
 	lines []string
+	// wrapped is the code as parsed, and jsStarts the byte offsets of its
+	// lines as the parsers count them, when the code has a \r, U+2028 or
+	// U+2029 (nil otherwise: the two counts agree).
+	wrapped  string
+	jsStarts []int
 }
 
 func newSourceText(code string) *sourceText {
-	return &sourceText{lines: strings.Split(code, "\n")}
+	s := &sourceText{lines: strings.Split(code, "\n")}
+	if strings.ContainsAny(code, "\r\u2028\u2029") {
+		s.wrapped = wrapPrefix + code + wrapSuffix
+		s.jsStarts = []int{0}
+		for i, r := range s.wrapped {
+			switch {
+			case r == '\r' && strings.HasPrefix(s.wrapped[i+1:], "\n"): // one line end, at the \n
+			case r == '\n' || r == '\r' || r == '\u2028' || r == '\u2029':
+				s.jsStarts = append(s.jsStarts, i+utf8.RuneLen(r))
+			}
+		}
+	}
+	return s
 }
 
-// fromWrapped maps a position in the wrapped code to the code as sent: the
-// prefix shifts columns of the first line; the suffix is clamped to the end.
+// jsPosition is the line and column of byte offset off in src, its lines
+// counted as the parsers count them (ending at \n, \r\n, \r, U+2028 or
+// U+2029), as fromWrapped takes them.
+func jsPosition(src string, off int) (line, col int) {
+	line, lineAt := 1, 0
+	for i, r := range src[:off] {
+		switch {
+		case r == '\r' && strings.HasPrefix(src[i+1:], "\n"):
+		case r == '\n' || r == '\r' || r == '\u2028' || r == '\u2029':
+			line, lineAt = line+1, i+utf8.RuneLen(r)
+		}
+	}
+	return line, utf8.RuneCountInString(src[lineAt:off]) + 1
+}
+
+// fromJSLines turns a position in the wrapped code, its line counted as
+// the parsers count lines, into one whose line ends only at \n.
+func (s *sourceText) fromJSLines(line, col int) (int, int) {
+	if s.jsStarts == nil || line < 1 || line > len(s.jsStarts) {
+		return line, col
+	}
+	off := s.jsStarts[line-1]
+	for ; col > 1 && off < len(s.wrapped); col-- {
+		_, size := utf8.DecodeRuneInString(s.wrapped[off:])
+		off += size
+	}
+	before := s.wrapped[:off]
+	lineAt := strings.LastIndexByte(before, '\n') + 1
+	return strings.Count(before, "\n") + 1, utf8.RuneCountInString(before[lineAt:]) + 1
+}
+
+// fromWrapped maps a position in the wrapped code, its line counted as the
+// parsers count lines, to the code as sent: the prefix shifts columns of the
+// first line; the suffix, and a column past its line's end, are clamped to
+// the end.
 func (s *sourceText) fromWrapped(line, col int) (int, int) {
+	line, col = s.fromJSLines(line, col)
 	if line == 1 {
 		col -= utf8.RuneCountInString(wrapPrefix)
 		if col < 1 {
@@ -197,6 +250,9 @@ func (s *sourceText) fromWrapped(line, col int) (int, int) {
 	if line > len(s.lines) {
 		last := s.lines[len(s.lines)-1]
 		return len(s.lines), utf8.RuneCountInString(last) + 1
+	}
+	if line >= 1 {
+		col = min(col, utf8.RuneCountInString(s.lines[line-1])+1)
 	}
 	return line, col
 }

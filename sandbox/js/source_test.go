@@ -69,6 +69,15 @@ func TestCompileSyntaxErrorPosition(t *testing.T) {
 		{"TS line 1 after non-ASCII", "let s = 'ü'; let x: number = 1 +;", 1, 33},
 		{"TS after multi-line interface", "interface A {\n  a: number;\n  b: string;\n}\nconst v: A = {a: 1, b: 'x'};\nreturn v.a +;", 6, 13},
 		{"TS unclosed paren", "let x: number = (1 + 2", 1, 23},
+		// The parsers end a line at \r and U+2028 too; a position says
+		// lines as the code's \n end them, the \r or U+2028 one character.
+		{"JS after a lone CR", "let x = 1;\rx = = 2;", 1, 16},
+		{"JS after U+2028", "let x = 1;\u2028x = = 2;", 1, 16},
+		{"JS after CR LF", "let x = 1;\r\n  x = = 2;", 2, 7},
+		{"JS after a lone CR, on line 2", "let x = 1;\nlet y = 2;\rx = = 2;", 2, 16},
+		{"JS number then a letter after a CR", "\r0A\n", 1, 3},
+		{"TS after a lone CR", "let x: number = 1;\rx = = 2;", 1, 24},
+		{"JS BigInt after a lone CR", "let x = 1;\rreturn 1n", 1, 19},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
